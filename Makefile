@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# naobody: top-level build.
+#
+# Kernel modules are built out of tree through Kbuild against KDIR. Userspace
+# is built here, non-recursively, from the *.mk fragment that each component
+# keeps in its own folder (see "Adding a component" in
+# Documentation/dev/build-and-test.rst). Everything userspace lands in $(O).
+#
+#   make                 modules and userspace
+#   make deps            install what the build and the tests need (apt)
+#   make check           the whole test suite (stock tier, then debug tier)
+#   make check-quick     the stock tier only
+#   make demo            the emulated robot, the driver and the daemon, live
+#   make lint            checkpatch --strict, sparse, W=1, uapi headers alone
+#   make vm-shell        an interactive VM with everything loaded
+#   make bench / fuzz    benchmarks, and long fuzzing runs
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+
+srctree := $(CURDIR)
+O ?= $(srctree)/build
+NAOBODY_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/naobody
+export NAOBODY_CACHE
+
+# The kernel we build against and boot: see scripts/kernel-release.sh.
+ifeq ($(origin KDIR),undefined)
+KVER ?= $(shell $(srctree)/scripts/kernel-release.sh 2>/dev/null)
+KDIR := /usr/src/linux-headers-$(KVER)
+else
+KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+endif
+export KDIR KVER
+
+KSRC := $(NAOBODY_CACHE)/linux-source
+KSELFTEST_DIR := $(KSRC)/tools/testing/selftests
+
+ifeq ($(V),1)
+Q :=
+quiet = @:
+else
+Q := @
+quiet = @printf '  %-8s %s\n'
+MAKEFLAGS += --no-print-directory
+endif
+
+# ---------------------------------------------------------------------------
+# Userspace toolchain and flags
+# ---------------------------------------------------------------------------
+CC ?= gcc
+FUZZ_CC ?= clang
+AR ?= ar
+PKG_CONFIG ?= pkg-config
+
+WARN_CFLAGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wno-unused-parameter -Werror=implicit-function-declaration
+BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE -MMD -MP \
+	-I$(srctree)/uapi -I$(srctree)/userspace/include -isystem $(KSELFTEST_DIR)
+CFLAGS ?= -O2
+# Warnings fail the build; WERROR=0 turns that off while hacking.
+WERROR ?= 1
+WARN_CFLAGS += $(if $(filter 1,$(WERROR)),-Werror)
+USER_CFLAGS := $(BASE_CFLAGS) $(WARN_CFLAGS) $(CFLAGS)
+# Unit tests run under ASan and UBSan, so a bounds slip fails the test.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -DFUZZING
+
+# Filled in by the fragments below.
+PROGRAMS :=
+LIBRARIES :=
+UNIT_TESTS :=
+FUZZERS :=
+VM_SUITES :=
+BENCHES :=
+MAN_PAGES :=
+
+# Every component's fragment, in a stable order.
+FRAGMENTS := $(sort $(wildcard $(srctree)/userspace/*/*.mk $(srctree)/userspace/*/*/*.mk \
+	$(srctree)/selftests/*/*.mk))
+include $(FRAGMENTS)
+
+# obj path for a source in one of the three builds (normal, sanitized, fuzz)
+objs = $(patsubst $(srctree)/%.c,$(O)/$(2)/%.o,$(abspath $(1)))
+
+# $(call link_libs,name): our static libraries a target asked for
+link_libs = $(foreach l,$($(1)_LIBS),$(O)/$(2)/lib/lib$(l).a)
+
+define library_rule
+$(O)/obj/lib/lib$(1).a: $(call objs,$($(1)_SRCS),obj)
+	$$(quiet) AR $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && rm -f $$@ && $(AR) rcs $$@ $$^
+$(O)/san/lib/lib$(1).a: $(call objs,$($(1)_SRCS),san)
+	$$(quiet) AR $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && rm -f $$@ && $(AR) rcs $$@ $$^
+$(O)/fuzz/lib/lib$(1).a: $(call objs,$($(1)_SRCS),fuzz)
+	$$(quiet) AR $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && rm -f $$@ && $(AR) rcs $$@ $$^
+endef
+
+define program_rule
+$(O)/bin/$(1): $(call objs,$($(1)_SRCS),obj) $(call link_libs,$(1),obj)
+	$$(quiet) LD $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && $(CC) $(LDFLAGS) -o $$@ $$^ $($(1)_LDLIBS)
+endef
+
+define unit_test_rule
+$(O)/tests/unit/$(1): $(call objs,$($(1)_SRCS),san) $(call link_libs,$(1),san)
+	$$(quiet) LD $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && $(CC) $(SAN_FLAGS) $(LDFLAGS) -o $$@ $$^ $($(1)_LDLIBS)
+endef
+
+define fuzzer_rule
+$(O)/fuzz/bin/$(1): $(call objs,$($(1)_SRCS),fuzz) $(call link_libs,$(1),fuzz)
+	$$(quiet) LD $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && $(FUZZ_CC) $(FUZZ_FLAGS) -o $$@ $$^ $($(1)_LDLIBS)
+endef
+
+# VM test programs: plain builds, run inside the VM against the real module.
+define vm_suite_rule
+$(foreach p,$($(1)_VM_PROGS),$(eval $(call vm_prog_rule,$(1),$(p))))
+endef
+define vm_prog_rule
+$(O)/vm/tests/$(1)/$(2): $(call objs,$($(2)_SRCS),obj) $(call link_libs,$(2),obj)
+	$$(quiet) LD $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && $(CC) $(LDFLAGS) -o $$@ $$^ $($(2)_LDLIBS)
+endef
+
+$(foreach l,$(LIBRARIES),$(eval $(call library_rule,$(l))))
+$(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_test_rule,$(t))))
+$(foreach f,$(FUZZERS),$(eval $(call fuzzer_rule,$(f))))
+$(foreach s,$(VM_SUITES),$(eval $(call vm_suite_rule,$(s))))
+
+# kselftest_harness.h defines its fixture functions without prototypes.
+$(O)/obj/selftests/%.o $(O)/san/selftests/%.o: USER_CFLAGS += -Wno-missing-prototypes
+
+$(O)/obj/%.o: $(srctree)/%.c
+	$(quiet) CC $*.o
+	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) -c -o $@ $<
+$(O)/san/%.o: $(srctree)/%.c
+	$(quiet) CC-SAN $*.o
+	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+$(O)/fuzz/%.o: $(srctree)/%.c
+	$(quiet) CC-FUZZ $*.o
+	$(Q)mkdir -p $(@D) && $(FUZZ_CC) $(BASE_CFLAGS) -O1 -Wall -Wno-unused-parameter \
+		$(FUZZ_FLAGS) -c -o $@ $<
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+PROGRAM_BINS := $(addprefix $(O)/bin/,$(PROGRAMS))
+UNIT_BINS := $(addprefix $(O)/tests/unit/,$(UNIT_TESTS))
+FUZZ_BINS := $(addprefix $(O)/fuzz/bin/,$(FUZZERS))
+VM_BINS := $(foreach s,$(VM_SUITES),$(addprefix $(O)/vm/tests/$(s)/,$($(s)_VM_PROGS)))
+
+# ---------------------------------------------------------------------------
+# Targets
+# ---------------------------------------------------------------------------
+.PHONY: all deps modules userspace unit-tests fuzzers vm-programs clean \
+	lint check check-quick check-debug unit fuzz-smoke fuzz vm-test vm-shell \
+	demo bench debug-kernel help
+
+all: modules userspace
+
+help:
+	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
+
+deps:
+	$(Q)$(srctree)/scripts/deps.sh
+
+modules:
+	@test -e $(KDIR)/Makefile || { echo "No kernel headers at KDIR=$(KDIR); run 'make deps'" >&2; exit 1; }
+	$(Q)$(MAKE) -C $(KDIR) M=$(srctree) modules
+
+userspace: $(PROGRAM_BINS)
+unit-tests: $(UNIT_BINS)
+fuzzers: $(FUZZ_BINS)
+vm-programs: $(VM_BINS)
+
+clean:
+	$(Q)test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(srctree) clean
+	$(Q)rm -rf $(O)
+
+# Lint: checkpatch --strict, sparse, W=1, and every uapi header on its own.
+lint:
+	$(Q)$(srctree)/scripts/lint.sh
+
+# Test tiers. Each step prints TAP-ish lines that scripts/check.sh counts.
+check-quick:
+	$(Q)$(srctree)/scripts/check.sh quick
+
+check:
+	$(Q)$(srctree)/scripts/check.sh full
+
+check-debug:
+	$(Q)$(srctree)/scripts/check.sh debug
+
+unit: unit-tests
+	$(Q)$(srctree)/scripts/run-unit-tests.sh $(UNIT_BINS)
+
+fuzz-smoke: fuzzers
+	$(Q)$(srctree)/scripts/run-fuzzers.sh smoke $(FUZZ_BINS)
+
+fuzz: fuzzers
+	$(Q)$(srctree)/scripts/run-fuzzers.sh long $(FUZZ_BINS)
+
+# The VM: an initramfs of busybox, the Debian modules the suites ask for, our
+# modules, programs and tests; booted under TCG (--kvm: VM_ARGS=--kvm).
+VM_KMODS := $(sort $(foreach s,$(VM_SUITES),$($(s)_VM_KMODS)))
+VM_FILES := $(foreach s,$(VM_SUITES),$(addprefix $(s)=,$($(s)_VM_FILES)))
+export VM_SUITES VM_KMODS VM_FILES
+export $(foreach s,$(VM_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
+
+vm-test: modules userspace vm-programs
+	$(Q)$(srctree)/scripts/vm/run.sh --test $(VM_ARGS)
+
+vm-shell: modules userspace vm-programs
+	$(Q)$(srctree)/scripts/vm/run.sh --shell $(VM_ARGS)
+
+demo:
+	$(Q)$(srctree)/scripts/demo.sh
+
+bench:
+	$(Q)$(srctree)/scripts/bench.sh $(BENCHES)

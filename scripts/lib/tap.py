@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Count TAP results and print them as the RESULT lines scripts/check.sh sums.
+
+Every runner (unit tests, fuzzers, lint, the VM) reports each test case as
+one line:
+
+    RESULT pass <name>
+    RESULT fail <name>: <reason>
+    RESULT skip <name>: <reason>
+
+Only top-level TAP lines ("ok 3 desc", "not ok 4 desc # SKIP why") count.
+kselftest_harness.h prints exactly one such line per test case.
+"""
+
+import re
+import sys
+
+TAP_LINE = re.compile(r"^(not )?ok\s+(\d+)\s*(?:-\s*)?(.*?)\s*$")
+PLAN = re.compile(r"^1\.\.(\d+)")
+
+
+def result(kind, name, reason=None):
+    line = f"RESULT {kind} {name}"
+    if reason:
+        line += f": {reason}"
+    print(line, flush=True)
+
+
+def count_tap(prefix, lines, rc, timeout=None):
+    """Report the TAP lines of one program; return (passed, failed, skipped)."""
+    passed = failed = skipped = 0
+    plan = None
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        m = PLAN.match(line)
+        if m and plan is None:
+            plan = int(m.group(1))
+            continue
+        m = TAP_LINE.match(line)
+        if not m:
+            continue
+        desc = m.group(3)
+        directive = ""
+        if "#" in desc:
+            desc, directive = (s.strip() for s in desc.split("#", 1))
+        name = f"{prefix}: {desc}" if desc else f"{prefix}: case {m.group(2)}"
+        if directive.upper().startswith("SKIP"):
+            skipped += 1
+            result("skip", name, directive[4:].strip() or "skipped")
+        elif m.group(1) or directive.upper().startswith("TODO"):
+            failed += 1
+            result("fail", name, "not ok")
+        else:
+            passed += 1
+            result("pass", name)
+
+    seen = passed + failed + skipped
+    if plan is not None and seen < plan:
+        failed += 1
+        result("fail", prefix, f"reported {seen} of the {plan} planned results")
+    if rc != 0 and failed == 0:
+        failed += 1
+        if timeout and rc in (124, 137):
+            why = f"killed after its {timeout} s time limit"
+        elif rc > 128:
+            why = f"killed by signal {rc - 128}"
+        else:
+            why = f"exited with status {rc}"
+        result("fail", prefix, why)
+    elif seen == 0 and rc == 0:
+        failed += 1
+        result("fail", prefix, "produced no TAP results")
+    return passed, failed, skipped
+
+
+if __name__ == "__main__":
+    # tap.py NAME RC < output: report one program's output.
+    name, rc = sys.argv[1], int(sys.argv[2])
+    _, f, _ = count_tap(name, sys.stdin, rc)
+    sys.exit(1 if f else 0)

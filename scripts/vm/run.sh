@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot the test VM: Debian's kernel (or the debug kernel) under QEMU, with the
+# initramfs that mkinitramfs.sh builds.
+#
+#   run.sh --test   run the VM suites, print RESULT lines, exit non-zero on
+#                   any failure or on any kernel splat in the console log
+#   run.sh --shell  an interactive shell with our modules loaded
+#
+# Options:
+#   --kvm           use KVM instead of TCG (where nested KVM works)
+#   --timeout S     kill the VM after S seconds (default 1200; VM_TIMEOUT)
+#   --filter LIST   only these suites or suite/program (VM_FILTER)
+#   --kernel PATH   boot this bzImage (VM_KERNEL; MODDIR then names its modules)
+#   --append ARGS   extra kernel command line (VM_APPEND)
+#   --name NAME     name of this run in RESULT lines and logs (default vm)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${srctree:=$(cd "$here/../.." && pwd)}" "${O:=$srctree/build}"
+: "${KVER:=$("$srctree/scripts/kernel-release.sh")}"
+: "${NAOBODY_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/naobody}"
+export srctree O KVER
+
+mode=test accel=tcg name=vm
+timeout=${VM_TIMEOUT:-1200}
+filter=${VM_FILTER:-}
+kernel=${VM_KERNEL:-}
+append=${VM_APPEND:-}
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	--test) mode=test ;;
+	--shell) mode=shell ;;
+	--kvm) accel=kvm ;;
+	--timeout) timeout=$2; shift ;;
+	--filter) filter=$2; shift ;;
+	--kernel) kernel=$2; shift ;;
+	--append) append=$2; shift ;;
+	--name) name=$2; shift ;;
+	-h | --help) sed -n '4,/^set -e/p' "$0" | sed 's/^# \{0,1\}//; /^set -e/d'; exit 0 ;;
+	*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+if [[ -z $kernel ]]; then
+	kernel=/boot/vmlinuz-$KVER
+	[[ -r $kernel ]] || kernel=$NAOBODY_CACHE/vmlinuz-$KVER
+fi
+[[ -r $kernel ]] || { echo "run.sh: cannot read kernel image $kernel; run 'make deps'" >&2; exit 1; }
+
+work=$O/vm/$name
+mkdir -p "$work"
+initrd=$work/initramfs.cpio
+"$here/mkinitramfs.sh" "$initrd"
+
+cpu=max
+[[ $accel == kvm ]] && cpu=host
+cmdline="console=ttyS0 loglevel=7 panic=-1 oops=panic nbvm.mode=$mode"
+[[ -n $filter ]] && cmdline+=" nbvm.filter=$filter"
+if [[ $mode == shell ]]; then
+	loads=$(for ko in $(find "$srctree/kernel" -name '*.ko'); do basename "$ko" .ko; done | paste -sd, -)
+	cmdline+=" nbvm.load=${VM_KMODS// /,}${loads:+,$loads}"
+fi
+cmdline+=" $append"
+
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "${VM_MEM:-1024}"
+	-smp "${VM_SMP:-2}" -nodefaults -no-reboot -display none
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on)
+
+console=$work/console.log
+results=$work/results.log
+rm -f "$console" "$results"
+
+if [[ $mode == shell ]]; then
+	exec "${qemu[@]}" -serial mon:stdio -serial "file:$results"
+fi
+
+: > "$results"
+start=$(date +%s)
+timeout -k 5 "$timeout" "${qemu[@]}" -serial "file:$console" -serial "file:$results" &
+qpid=$!
+# Show progress while the VM runs: one line per program started.
+tail -n +1 -F "$results" 2>/dev/null --pid=$qpid |
+	sed -un 's/^### BEGIN \(.*\)/  VM       \1/p' || true
+qrc=0
+wait $qpid || qrc=$?
+echo "  VM       finished in $(($(date +%s) - start)) s (logs in ${work#"$srctree"/})"
+
+timed_out=
+[[ $qrc -eq 124 || $qrc -eq 137 ]] && timed_out=$timeout
+exec /usr/bin/python3 "$here/verdict.py" --name "$name" --console "$console" \
+	--results "$results" ${timed_out:+--timed-out "$timed_out"} --qemu-rc "$qrc"

@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Turn one VM run into RESULT lines and an exit status.
+
+Reads the results port (the programs' TAP between BEGIN/END markers) and the
+console log (the kernel's messages). Fails closed: a run without its final
+DONE marker, a program that never ended, or any kernel splat in the console
+log is a failure, and the message names the test that was running.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from tap import count_tap, result  # noqa: E402
+
+# What makes a kernel log line a failure, whatever the tests said.
+SPLATS = re.compile(
+    r"Oops|BUG:|WARNING:|KASAN|UBSAN|general protection|Call Trace|"
+    r"unreferenced object|possible circular locking|sleeping function called"
+)
+RUN_MARK = re.compile(r"naobody-vm: RUN (\S+)")
+BEGIN = re.compile(r"^### BEGIN (\S+)")
+END = re.compile(r"^### END (\S+) rc=(-?\d+)")
+
+
+def read_lines(path):
+    try:
+        with open(path, errors="replace") as f:
+            return [l.rstrip("\r\n") for l in f]
+    except FileNotFoundError:
+        return []
+
+
+def split_blocks(lines):
+    """Yield (program, output lines, rc or None) per BEGIN block."""
+    prog, body = None, []
+    for line in lines:
+        m = BEGIN.match(line)
+        if m:
+            if prog:
+                yield prog, body, None
+            prog, body = m.group(1), []
+            continue
+        m = END.match(line)
+        if m and prog == m.group(1):
+            yield prog, body, int(m.group(2))
+            prog, body = None, []
+            continue
+        if prog:
+            body.append(line)
+    if prog:
+        yield prog, body, None
+
+
+def console_splats(lines):
+    """Yield (test running at the time, first line, context) per splat."""
+    running = "boot"
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = RUN_MARK.search(line)
+        if m:
+            running = m.group(1)
+        elif SPLATS.search(line) and "naobody-vm:" not in line:
+            context = lines[i : i + 25]
+            yield running, line.strip(), context
+            # One report per splat: skip the rest of its trace.
+            j = i + 1
+            while j < len(lines) and not RUN_MARK.search(lines[j]) and (
+                SPLATS.search(lines[j]) or re.match(r"^\[\s*\d+\.\d+\]\s+(\s|\?|<|RIP|R[A-Z0-9]{2}:|Code:|---)", lines[j])
+            ):
+                j += 1
+            i = j
+            continue
+        i += 1
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--name", default="vm")
+    ap.add_argument("--console", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--timed-out", type=int)
+    ap.add_argument("--qemu-rc", type=int, default=0)
+    args = ap.parse_args()
+
+    results = read_lines(args.results)
+    console = read_lines(args.console)
+    failed = 0
+    last_started = None
+
+    for prog, body, rc in split_blocks(results):
+        last_started = prog
+        prefix = f"{args.name}/{prog}"
+        if rc is None:
+            failed += 1
+            why = (f"VM killed after {args.timed_out} s while this program ran"
+                   if args.timed_out else "never finished (VM crashed or powered off)")
+            count_tap(prefix, body, 0)
+            result("fail", prefix, why)
+            continue
+        _, f, _ = count_tap(prefix, body, rc)
+        failed += f
+
+    if last_started is None and any(l.startswith("### DONE") for l in results):
+        failed += 1
+        result("fail", f"{args.name}: run complete", "no test program ran (empty suite list or filter)")
+
+    if not any(l.startswith("### DONE") for l in results):
+        failed += 1
+        where = f"; last started: {last_started}" if last_started else "; no test started"
+        if args.timed_out:
+            why = f"VM timed out after {args.timed_out} s{where}"
+        else:
+            why = f"VM stopped before finishing (qemu status {args.qemu_rc}){where}"
+        result("fail", f"{args.name}: run complete", why)
+        tail = console[-15:]
+        if tail:
+            print("  last console lines:")
+            for l in tail:
+                print(f"    {l}")
+
+    for running, first, context in console_splats(console):
+        failed += 1
+        result("fail", f"{args.name}: clean kernel log during {running}", first)
+        for l in context:
+            print(f"    {l}")
+
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
