@@ -71,6 +71,7 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -DFUZZ
 PROGRAMS :=
 LIBRARIES :=
 UNIT_TESTS :=
+HOST_TESTS :=
 FUZZERS :=
 VM_SUITES :=
 BENCHES :=
@@ -186,7 +187,7 @@ clean:
 lint:
 	$(Q)$(srctree)/scripts/lint.sh
 
-# Test tiers. Each step prints TAP-ish lines that scripts/check.sh counts.
+# Test tiers. Each step prints RESULT lines that scripts/check.sh counts.
 check-quick:
 	$(Q)$(srctree)/scripts/check.sh quick
 
@@ -196,14 +197,17 @@ check:
 check-debug:
 	$(Q)$(srctree)/scripts/check.sh debug
 
-unit: unit-tests
-	$(Q)$(srctree)/scripts/run-unit-tests.sh $(UNIT_BINS)
+# Host tests: the unit test programs, then HOST_TESTS (executables in any
+# language that print TAP, e.g. the daemon's tests against the simulated body).
+unit: unit-tests userspace
+	$(Q)$(srctree)/scripts/run-unit-tests.sh $(UNIT_BINS) $(HOST_TESTS)
 
+FUZZ_PAIRS := $(foreach f,$(FUZZERS),$(O)/fuzz/bin/$(f)=$($(f)_CORPUS))
 fuzz-smoke: fuzzers
-	$(Q)$(srctree)/scripts/run-fuzzers.sh smoke $(FUZZ_BINS)
+	$(Q)$(srctree)/scripts/run-fuzzers.sh smoke $(FUZZ_PAIRS)
 
 fuzz: fuzzers
-	$(Q)$(srctree)/scripts/run-fuzzers.sh long $(FUZZ_BINS)
+	$(Q)$(srctree)/scripts/run-fuzzers.sh long $(FUZZ_PAIRS)
 
 # The VM: an initramfs of busybox, the Debian modules the suites ask for, our
 # modules, programs and tests; booted under TCG (--kvm: VM_ARGS=--kvm).

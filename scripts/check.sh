@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The test suite. Every step reports its test cases as RESULT lines (see
+# scripts/lib/tap.py); this script runs the steps, shows failures as they
+# happen, keeps full logs in build/logs/check, and ends with one line:
+#
+#   N passed, N failed
+#
+#   check.sh quick   stock tier: deps, build, lint, unit, fuzz smoke, VM
+#   check.sh full    the stock tier, then the debug-kernel tier
+#   check.sh debug   the debug-kernel tier alone
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+srctree=$(cd "$here/.." && pwd)
+: "${O:=$srctree/build}"
+tier=${1:-quick}
+logdir=$O/logs/check
+mkdir -p "$logdir"
+summary=$logdir/results.txt
+: >"$summary"
+start=$(date +%s)
+build_ok=1
+
+# Make, quietly, with our settings; extra arguments go to make.
+mk() { make -C "$srctree" --no-print-directory "$@"; }
+
+# run_step NAME COMMAND...: run it, count its RESULT lines. A step that
+# fails without reporting a failed case counts as one failure itself.
+run_step() {
+	local name=$1 log=$logdir/$1.log t0=$(date +%s) rc
+	shift
+	printf '%-10s ' "$name"
+	"$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	grep '^RESULT ' "$log" >>"$summary"
+	local p f s
+	p=$(grep -c '^RESULT pass ' "$log")
+	f=$(grep -c '^RESULT fail ' "$log")
+	s=$(grep -c '^RESULT skip ' "$log")
+	if [[ $rc -ne 0 && $f -eq 0 ]]; then
+		echo "RESULT fail $name: exited with status $rc (log: ${log#"$srctree"/})" | tee -a "$summary" >>"$log"
+		f=1
+	fi
+	printf '%4d passed, %d failed%s (%d s)\n' "$p" "$f" \
+		"$([[ $s -gt 0 ]] && echo ", $s skipped")" $(($(date +%s) - t0))
+	if [[ $f -gt 0 ]]; then
+		# Each failure with the context lines that follow it.
+		awk '/^RESULT fail /{show=1; print "  " $0; n=0; next}
+		     /^RESULT /{show=0}
+		     show && /^  / && n < 40 {print "  " $0; n++}' "$log"
+		if ! grep -q '^  ' "$log"; then
+			tail -n 15 "$log" | sed 's/^/  | /'
+		fi
+	fi
+	return $rc
+}
+
+# Steps that only report pass or fail as a whole.
+whole() {
+	local name=$1
+	shift
+	if "$@"; then
+		echo "RESULT pass $name"
+	else
+		echo "RESULT fail $name: '$*' failed"
+		return 1
+	fi
+}
+
+build() {
+	local rc=0
+	whole "build/modules" mk modules || rc=1
+	whole "build/userspace" mk userspace || rc=1
+	whole "build/unit tests" mk unit-tests || rc=1
+	whole "build/fuzzers" mk fuzzers || rc=1
+	whole "build/VM programs" mk vm-programs || rc=1
+	return $rc
+}
+
+not_run() {
+	echo "RESULT fail $1: not run because the build failed"
+	return 1
+}
+
+stock_tier() {
+	run_step deps whole deps mk deps || return
+	run_step build build || build_ok=0
+	run_step lint mk lint
+	if [[ $build_ok -eq 1 ]]; then
+		run_step unit mk unit
+		run_step fuzz mk fuzz-smoke
+		run_step vm mk vm-test
+	else
+		run_step unit not_run unit
+		run_step fuzz not_run fuzz
+		run_step vm not_run vm
+	fi
+}
+
+debug_tier() {
+	if [[ -x $here/debug-kernel.sh ]]; then
+		run_step debug-vm mk check-debug-vm
+	else
+		echo "debug tier: not built yet (issue 7); nothing counted for it"
+	fi
+}
+
+echo "naobody: make check ($tier) — logs in ${logdir#"$srctree"/}"
+case "$tier" in
+quick) stock_tier ;;
+full) stock_tier; debug_tier ;;
+debug) run_step deps whole deps mk deps && debug_tier ;;
+*) echo "check.sh: unknown tier '$tier' (quick, full or debug)" >&2; exit 2 ;;
+esac
+
+passed=$(grep -c '^RESULT pass ' "$summary")
+failed=$(grep -c '^RESULT fail ' "$summary")
+skipped=$(grep -c '^RESULT skip ' "$summary")
+elapsed=$(($(date +%s) - start))
+echo
+if [[ $failed -gt 0 ]]; then
+	echo "Failed:"
+	grep '^RESULT fail ' "$summary" | sed 's/^RESULT fail /  /'
+fi
+[[ $skipped -gt 0 ]] && echo "$skipped skipped (see ${summary#"$srctree"/})"
+printf 'Took %d min %d s.\n' $((elapsed / 60)) $((elapsed % 60))
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
