@@ -298,8 +298,8 @@ struct nb_out_plan {
 	u8 harakiri;
 };
 
-int nb_out_cycle(struct nb_frame_builder *b, const struct naobody_actuators *a,
-		 const struct nb_out_plan *plan);
+int nb_out_cycle(void *buf, size_t cap, const struct naobody_actuators *a,
+		 const struct nb_out_plan *plan, u32 *crc);
 
 /* ------------------------------------------------------------------------
  * The IN frame, emulator side
@@ -354,8 +354,8 @@ void nb_prefs_crc_seal(u8 *block, size_t len);
  * struct nb_field - one field of a message
  * @name: "<message>.<field>"
  * @msg: enum nb_msg_type of the message it is in
- * @offset: from the message's first byte (for a per-joint field: from the
- *	joint's block)
+ * @offset: from the message's first byte (for a per-joint field: joint 0's;
+ *	joint j's is @offset + j * @stride)
  * @width: bytes: 1, 2 or 4 (big endian)
  * @flags: NB_FIELD_SIGNED
  * @stride: for a per-joint field, bytes per joint; 0 otherwise

@@ -9,7 +9,7 @@
  *   get_unaligned_be16/be32, put_unaligned_be16/be32   byte order
  *   memcpy, memmove, memset                        <string.h>
  *   EBADMSG EPROTO EMSGSIZE ENOENT ENOSPC E2BIG ERANGE EINVAL EAGAIN
- *   ARRAY_SIZE, BUILD_BUG_ON, BIT
+ *   ARRAY_SIZE, BUILD_BUG_ON, BIT, BIT_ULL, __always_inline (glibc has it)
  *   nb_env_crc32(crc, buf, len)                    zlib's crc32()
  *
  * In the kernel they come from the kernel's headers; crc32 is crc32_le()
@@ -31,10 +31,17 @@
 #include <linux/types.h>
 /*
  * Linux 6.12 moved the unaligned helpers from <asm/unaligned.h> to
- * <linux/unaligned.h>. Test for the header rather than the version, so that
- * kernels with the move backported work too.
+ * <linux/unaligned.h>. Test for the header rather than LINUX_VERSION_CODE
+ * (which checkpatch rejects), so that backports work too. sparse 0.6.4
+ * has no __has_include and takes the <asm/unaligned.h> branch, which is
+ * right for the 6.1 kernel we build against.
  */
+#ifdef __has_include
 #if __has_include("linux/unaligned.h")
+#define NB_ENV_LINUX_UNALIGNED
+#endif
+#endif
+#ifdef NB_ENV_LINUX_UNALIGNED
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
@@ -72,6 +79,7 @@ typedef __s64 s64;
 #define BUILD_BUG_ON(cond) static_assert(!(cond), #cond)
 #ifndef BIT
 #define BIT(nr) (1UL << (nr))
+#define BIT_ULL(nr) (1ULL << (nr))
 #endif
 
 static inline u16 get_unaligned_be16(const void *p)
