@@ -69,6 +69,7 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -DFUZZ
 
 # Filled in by the fragments below.
 PROGRAMS :=
+PROGRAM_LINKS :=
 LIBRARIES :=
 UNIT_TESTS :=
 HOST_TESTS :=
@@ -152,6 +153,14 @@ $(O)/fuzz/%.o: $(srctree)/%.c
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
 PROGRAM_BINS := $(addprefix $(O)/bin/,$(PROGRAMS))
+
+# PROGRAM_LINKS: link=program, another name a program answers to.
+define program_link_rule
+$(O)/bin/$(1): $(O)/bin/$(2)
+	$(Q)ln -sfn $(2) $$@
+endef
+$(foreach l,$(PROGRAM_LINKS),$(eval $(call program_link_rule,$(firstword $(subst =, ,$(l))),$(lastword $(subst =, ,$(l))))))
+PROGRAM_BINS += $(addprefix $(O)/bin/,$(foreach l,$(PROGRAM_LINKS),$(firstword $(subst =, ,$(l)))))
 UNIT_BINS := $(addprefix $(O)/tests/unit/,$(UNIT_TESTS))
 FUZZ_BINS := $(addprefix $(O)/fuzz/bin/,$(FUZZERS))
 VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests/$(s)/,$($(s)_VM_PROGS)))

@@ -317,19 +317,12 @@ int naobody_body_build_frame(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc)
 		.targets = nb->boards_accepted,
 		.requests = NB_REQ_SENSORS | NB_REQ_CHEST_LED,
 	};
-	struct nb_frame_builder b;
-	int ret;
 
 	lockdep_assert_held(&nb->lock);
 	apply_safety(nb, ktime_get());
 	plan_requests(nb, &plan);
 	nb->out_ok = false;
-
-	nb_frame_begin(&b, buf, cap, NB_FRAME_OUT);
-	ret = nb_out_cycle(&b, &nb->sent, &plan);
-	if (ret)
-		return ret;
-	return nb_frame_end(&b, crc);
+	return nb_out_cycle(buf, cap, &nb->sent, &plan, crc);
 }
 
 static void board_answered(struct naobody_dev *nb, unsigned int board)

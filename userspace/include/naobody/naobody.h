@@ -105,4 +105,8 @@ int nb_harakiri(struct nb_device *d, uint32_t op);
  */
 int nb_prefs(struct nb_device *d, void *buf, size_t len, uint32_t *flags);
 
+/* LoLA's names ("LShoulderPitch", "ChestBoard/Button"); "?" out of range. */
+const char *nb_joint_name(unsigned int joint);
+const char *nb_touch_name(unsigned int touch);
+
 #endif
