@@ -4,3 +4,6 @@
 LIBRARIES += naobody
 naobody_SRCS += $(srctree)/userspace/lib/naobody/device.c \
 	$(srctree)/userspace/lib/naobody/names.c
+SHARED_LIBRARIES += naobody
+naobody_SOVERSION := 1
+naobody_LDLIBS := -lz -lm
