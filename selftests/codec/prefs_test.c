@@ -321,6 +321,26 @@ TEST(parser_skips_unknown_and_rejects_malformed)
 	EXPECT_EQ(-EBADMSG, nb_prefs_next(block, sizeof(block), &pos, &e));
 }
 
+TEST(a_key_seen_twice_keeps_the_last_value_only)
+{
+	static uint8_t block[NAOBODY_PREFS_SIZE], again[NAOBODY_PREFS_SIZE];
+	struct nb_calibration cal, cal2;
+	size_t pos = 0;
+
+	memset(block, 0, sizeof(block));
+	raw(block, &pos, NB_PREF_STRING, "Body/BodyId", "P0000074A05S93M00061", 20);
+	raw(block, &pos, NB_PREF_STRING, "Body/BodyId", "short", 5);
+	nb_prefs_crc_seal(block, sizeof(block));
+	ASSERT_EQ(2, nb_prefs_parse(block, sizeof(block), &cal));
+	EXPECT_STREQ("short", cal.body_id);
+	/* nothing of the first value is left after the NUL */
+	EXPECT_EQ(0, cal.body_id[6]);
+	EXPECT_EQ(0, cal.body_id[19]);
+	ASSERT_GT(nb_prefs_build(&cal, again, sizeof(again)), 0);
+	ASSERT_EQ(1, nb_prefs_parse(again, sizeof(again), &cal2));
+	EXPECT_EQ(0, memcmp(&cal, &cal2, sizeof(cal)));
+}
+
 TEST(build_reports_a_full_block)
 {
 	static uint8_t block[NAOBODY_PREFS_SIZE];

@@ -111,13 +111,15 @@ int nb_prefs_next(const void *block, size_t len, size_t *pos,
 	return 1;
 }
 
-/* A NUL-terminated copy of src that fits in n bytes */
+/* A copy of src that fits in n bytes, zero-padded (a key seen twice
+ * leaves nothing of its first value behind)
+ */
 static void copy_str(char *dst, size_t n, const char *src)
 {
 	size_t l = strnlen(src, n - 1);
 
+	memset(dst, 0, n);
 	memcpy(dst, src, l);
-	dst[l] = '\0';
 }
 
 /* Set the field key names, if it is one we know. */
