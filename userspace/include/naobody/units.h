@@ -41,6 +41,9 @@
  */
 extern const float nb_fsr_position[2][4][2];
 
+/* nb_joint_name() - LoLA's name of a joint ("HeadYaw"), NULL past 24. */
+const char *nb_joint_name(unsigned int joint);
+
 /*
  * nb_sensors_from_counts() - convert one cycle's counts.
  * commanded: the stiffness LoLA reports (NULL: 0). out keeps its battery
@@ -54,8 +57,9 @@ void nb_sensors_from_counts(struct nb_sensors *out,
 
 /*
  * nb_sensors_to_counts() - the inverse, for simulated bodies: counts
- * rounded to nearest and clamped to what the wire carries. touch bits are
- * set from touch[] > 0.5; updated is left 0.
+ * rounded to nearest (the codec clamps them to the wire's widths when it
+ * encodes them). touch bits are set from touch[] > 0.5; status is clamped
+ * to 0..3; updated is 0; foot[] and stiffness[] are not used.
  */
 void nb_sensors_to_counts(struct naobody_sensors *out,
 			  const struct nb_sensors *in,
