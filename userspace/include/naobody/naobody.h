@@ -105,8 +105,7 @@ int nb_harakiri(struct nb_device *d, uint32_t op);
  */
 int nb_prefs(struct nb_device *d, void *buf, size_t len, uint32_t *flags);
 
-/* LoLA's names ("LShoulderPitch", "ChestBoard/Button"); "?" out of range. */
-const char *nb_joint_name(unsigned int joint);
+/* LoLA's name of a touch sensor ("ChestBoard/Button"); "?" out of range. */
 const char *nb_touch_name(unsigned int touch);
 
 #endif

@@ -1,18 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * LoLA's names for the joints and the touch sensors, in the orders of
- * enum naobody_joint and enum naobody_touch.
+ * LoLA's names for the touch sensors, in the order of enum naobody_touch.
+ * (The joints' are in units.c, nb_joint_name().)
  */
 #include <naobody/naobody.h>
-
-static const char *const joint_names[NAOBODY_JOINTS] = {
-	"HeadYaw", "HeadPitch",
-	"LShoulderPitch", "LShoulderRoll", "LElbowYaw", "LElbowRoll", "LWristYaw",
-	"LHipYawPitch", "LHipRoll", "LHipPitch", "LKneePitch", "LAnklePitch", "LAnkleRoll",
-	"RHipRoll", "RHipPitch", "RKneePitch", "RAnklePitch", "RAnkleRoll",
-	"RShoulderPitch", "RShoulderRoll", "RElbowYaw", "RElbowRoll", "RWristYaw",
-	"LHand", "RHand",
-};
 
 static const char *const touch_names[NAOBODY_TOUCHES] = {
 	"ChestBoard/Button",
@@ -22,11 +13,6 @@ static const char *const touch_names[NAOBODY_TOUCHES] = {
 	"RFoot/Bumper/Left", "RFoot/Bumper/Right",
 	"RHand/Touch/Back", "RHand/Touch/Left", "RHand/Touch/Right",
 };
-
-const char *nb_joint_name(unsigned int joint)
-{
-	return joint < NAOBODY_JOINTS ? joint_names[joint] : "?";
-}
 
 const char *nb_touch_name(unsigned int touch)
 {
