@@ -132,8 +132,10 @@ $(O)/fuzz/bin/$(1): $(call objs,$($(1)_SRCS),fuzz) $(call link_libs,$(1),fuzz)
 endef
 
 # VM test programs: plain builds, run inside the VM against the real module.
+# A VM program with <name>_SRCS is compiled; one without is a script that
+# <suite>_VM_FILES brings along.
 define vm_suite_rule
-$(foreach p,$($(1)_VM_PROGS),$(eval $(call vm_prog_rule,$(1),$(p))))
+$(foreach p,$($(1)_VM_PROGS),$(if $($(p)_SRCS),$(eval $(call vm_prog_rule,$(1),$(p)))))
 endef
 define vm_prog_rule
 $(O)/vm/tests/$(1)/$(2): $(call objs,$($(2)_SRCS),obj) $(call link_libs,$(2),obj)
@@ -178,7 +180,8 @@ $(foreach l,$(PROGRAM_LINKS),$(eval $(call program_link_rule,$(firstword $(subst
 PROGRAM_BINS += $(addprefix $(O)/bin/,$(foreach l,$(PROGRAM_LINKS),$(firstword $(subst =, ,$(l)))))
 UNIT_BINS := $(addprefix $(O)/tests/unit/,$(UNIT_TESTS))
 FUZZ_BINS := $(addprefix $(O)/fuzz/bin/,$(FUZZERS))
-VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests/$(s)/,$($(s)_VM_PROGS)))
+VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests/$(s)/,\
+	$(foreach p,$($(s)_VM_PROGS),$(if $($(p)_SRCS),$(p)))))
 
 # ---------------------------------------------------------------------------
 # Targets

@@ -26,6 +26,7 @@
 #include <linux/ktime.h>
 
 #include "naobody.h"
+#include "trace.h"
 
 #define NAOBODY_REQ_WAIT	3	/* cycles per send */
 #define NAOBODY_REQ_SENDS	3
@@ -359,10 +360,11 @@ void naobody_body_take_answer(struct naobody_dev *nb, const u8 *buf, u32 len)
 
 	nb_msg_iter_init(&it, &f);
 	while ((msg = nb_msg_next(&it, &mlen))) {
+		/* Returns the message's type, or an error. */
 		ret = nb_in_msg_decode(msg, mlen, &nb->sensors, &info);
 		if (ret == -ENOENT)
 			continue;	/* a device we don't know yet: not an error */
-		if (ret) {
+		if (ret < 0) {
 			nb->stats.bad_messages++;
 			nb->errors |= NAOBODY_ERR_MESSAGE;
 			continue;
@@ -429,7 +431,7 @@ void naobody_body_publish(struct naobody_dev *nb, ktime_t now)
 		flags |= NAOBODY_REC_NO_ANSWER;
 
 	rec = naobody_ring_begin(&nb->ring);
-	rec->cycle = nb->cycle;
+	rec->cycle = nb->chain_cycle;
 	rec->out_submit_ns = ktime_to_ns(nb->out_submit);
 	rec->in_complete_ns = ktime_to_ns(now);
 	rec->flags = flags;
@@ -438,6 +440,7 @@ void naobody_body_publish(struct naobody_dev *nb, ktime_t now)
 	rec->sensors = nb->sensors;
 	rec->commanded = nb->sent;
 	naobody_ring_commit(&nb->ring);
+	trace_naobody_publish(nb->index, nb->chain_cycle, flags, nb->errors);
 
 	wake_up_interruptible(&nb->wait);
 	age_requests(nb);

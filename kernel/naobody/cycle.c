@@ -84,7 +84,6 @@ static void chain_end(struct naobody_dev *nb, bool answered)
 					  (unsigned int)NAOBODY_BACKOFF_MAX_TICKS);
 	}
 	naobody_body_publish(nb, ktime_get());
-	trace_naobody_publish(nb->index, nb->cycle, 0, nb->errors);
 }
 
 /* A stalled endpoint: clearing the halt sleeps, so the work does it. */
@@ -145,7 +144,7 @@ static void out_complete(struct urb *urb)
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&nb->lock, irqflags);
-	trace_naobody_out_done(nb->index, nb->cycle, urb->status, urb->actual_length);
+	trace_naobody_out_done(nb->index, nb->chain_cycle, urb->status, urb->actual_length);
 	switch (step_result(nb, urb, nb->out_pipe)) {
 	case STEP_GO:
 		nb->out_ok = true;
@@ -167,7 +166,7 @@ static void ack_complete(struct urb *urb)
 	const u8 *ack = nb->ack_buf;
 
 	spin_lock_irqsave(&nb->lock, irqflags);
-	trace_naobody_ack_done(nb->index, nb->cycle, urb->status, urb->actual_length);
+	trace_naobody_ack_done(nb->index, nb->chain_cycle, urb->status, urb->actual_length);
 	switch (step_result(nb, urb, usb_rcvctrlpipe(nb->udev, 0))) {
 	case STEP_GO:
 		break;
@@ -194,7 +193,7 @@ static void in_complete(struct urb *urb)
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&nb->lock, irqflags);
-	trace_naobody_in_done(nb->index, nb->cycle, urb->status, urb->actual_length);
+	trace_naobody_in_done(nb->index, nb->chain_cycle, urb->status, urb->actual_length);
 	switch (step_result(nb, urb, nb->in_pipe)) {
 	case STEP_GO:
 		hrtimer_try_to_cancel(&nb->step_timer);
@@ -217,7 +216,7 @@ static void status_complete(struct urb *urb)
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&nb->lock, irqflags);
-	trace_naobody_status_done(nb->index, nb->cycle, urb->status, urb->actual_length);
+	trace_naobody_status_done(nb->index, nb->chain_cycle, urb->status, urb->actual_length);
 	switch (step_result(nb, urb, usb_rcvctrlpipe(nb->udev, 0))) {
 	case STEP_GO:
 		if (urb->actual_length == NAOBODY_STATUS_LEN)
@@ -263,7 +262,7 @@ static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	}
 	nb->step_timed_out = true;
-	trace_naobody_step_timeout(nb->index, nb->cycle, nb->step, 0);
+	trace_naobody_step_timeout(nb->index, nb->chain_cycle, nb->step, 0);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 
 	/* Not under nb->lock: the HCD may complete the URB right here. Each
@@ -313,6 +312,7 @@ static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
 	}
 	nb->out_len = ret;
 	nb->out_crc = crc;
+	nb->chain_cycle = nb->cycle;
 	nb->out_urb->transfer_buffer_length = nb->out_len;
 	nb->stats.cycles++;
 	nb->out_submit = ktime_get();

@@ -161,6 +161,7 @@ struct naobody_dev {
 	u32 out_crc;
 	bool out_ok;			/* this cycle's OUT frame went out */
 	u64 cycle;			/* ticks since the cycle started */
+	u64 chain_cycle;		/* the tick the chain in flight started in */
 	ktime_t out_submit;
 	u32 errors;			/* NAOBODY_ERR_* of the cycle in flight */
 	unsigned int fails;		/* consecutive cycles without an answer */
