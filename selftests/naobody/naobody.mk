@@ -2,7 +2,7 @@
 # naobody.ko in the VM: its parameters, and end to end against the chest
 # board emulator through dummy_hcd.
 VM_SUITES += naobody
-naobody_VM_PROGS := params_test e2e_test control_test uapi_test
+naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test
 naobody_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 naobody_VM_TIMEOUT := 600
 
@@ -20,3 +20,9 @@ control_test_LDLIBS := $(NBT_LDLIBS)
 uapi_test_SRCS := $(srctree)/selftests/naobody/uapi_test.c $(NBT_SRCS)
 uapi_test_LIBS := $(NBT_LIBS)
 uapi_test_LDLIBS := $(NBT_LDLIBS)
+faults_test_SRCS := $(srctree)/selftests/naobody/faults_test.c $(NBT_SRCS)
+faults_test_LIBS := $(NBT_LIBS)
+faults_test_LDLIBS := $(NBT_LDLIBS) -lpthread
+lifetime_test_SRCS := $(srctree)/selftests/naobody/lifetime_test.c $(NBT_SRCS)
+lifetime_test_LIBS := $(NBT_LIBS)
+lifetime_test_LDLIBS := $(NBT_LDLIBS) -lpthread
