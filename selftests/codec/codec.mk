@@ -49,3 +49,11 @@ UNIT_TESTS += codec_seeds_test
 codec_seeds_test_SRCS := $(srctree)/selftests/codec/seeds_test.c
 codec_seeds_test_LIBS := nbcodec naobody
 codec_seeds_test_LDLIBS := -lz
+
+# make bench: decode of a 512-byte answer frame against zlib's crc32 of it,
+# in ns and in callgrind instructions. Standalone: build/bin/nb-codec-bench
+PROGRAMS += nb-codec-bench
+nb-codec-bench_SRCS := $(srctree)/selftests/codec/codec_bench.c
+nb-codec-bench_LIBS := nbcodec
+nb-codec-bench_LDLIBS := -lz
+BENCHES += $(O)/bin/nb-codec-bench
