@@ -57,3 +57,9 @@ nb-codec-bench_SRCS := $(srctree)/selftests/codec/codec_bench.c
 nb-codec-bench_LIBS := nbcodec
 nb-codec-bench_LDLIBS := -lz
 BENCHES += $(O)/bin/nb-codec-bench
+
+# Documentation/chest-board-protocol.rst's tables are the codec's.
+UNIT_TESTS += codec_doc_test
+codec_doc_test_SRCS := $(srctree)/selftests/codec/doc_test.c
+codec_doc_test_LIBS := nbcodec
+codec_doc_test_LDLIBS := -lz
