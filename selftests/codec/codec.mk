@@ -63,3 +63,7 @@ UNIT_TESTS += codec_doc_test
 codec_doc_test_SRCS := $(srctree)/selftests/codec/doc_test.c
 codec_doc_test_LIBS := nbcodec
 codec_doc_test_LDLIBS := -lz
+
+# Atomic context: no recursion, no dynamic stack, no calls out but crc32
+# and mem*(), the deepest call chain under 512 bytes (GCC's call graph).
+HOST_TESTS += $(srctree)/selftests/codec/stack_test.py
