@@ -49,3 +49,21 @@ UNIT_TESTS += codec_seeds_test
 codec_seeds_test_SRCS := $(srctree)/selftests/codec/seeds_test.c
 codec_seeds_test_LIBS := nbcodec naobody
 codec_seeds_test_LDLIBS := -lz
+
+# make bench: decode of a 512-byte answer frame against zlib's crc32 of it,
+# in ns and in callgrind instructions. Standalone: build/bin/nb-codec-bench
+PROGRAMS += nb-codec-bench
+nb-codec-bench_SRCS := $(srctree)/selftests/codec/codec_bench.c
+nb-codec-bench_LIBS := nbcodec
+nb-codec-bench_LDLIBS := -lz
+BENCHES += $(O)/bin/nb-codec-bench
+
+# Documentation/chest-board-protocol.rst's tables are the codec's.
+UNIT_TESTS += codec_doc_test
+codec_doc_test_SRCS := $(srctree)/selftests/codec/doc_test.c
+codec_doc_test_LIBS := nbcodec
+codec_doc_test_LDLIBS := -lz
+
+# Atomic context: no recursion, no dynamic stack, no calls out but crc32
+# and mem*(), the deepest call chain under 512 bytes (GCC's call graph).
+HOST_TESTS += $(srctree)/selftests/codec/stack_test.py

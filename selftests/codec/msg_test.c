@@ -82,6 +82,43 @@ TEST(board_table_covers_every_joint_once)
 	EXPECT_EQ(-ENOENT, nb_board_find(2, nb_board(0)->address));
 }
 
+/* nb_board_find() (the board map) is the board table, read backwards */
+TEST(board_map_matches_the_table)
+{
+	unsigned int bus, addr, i;
+
+	for (bus = 0; bus < 256; bus++) {
+		for (addr = 0; addr < 256; addr++) {
+			int want = -ENOENT;
+
+			for (i = 0; i < NB_BOARDS; i++)
+				if (nb_board(i)->bus == bus &&
+				    nb_board(i)->address == addr)
+					want = i;
+			ASSERT_EQ(want, nb_board_find(bus, addr));
+		}
+	}
+	EXPECT_EQ(-ENOENT, nb_board_find(256, 0));
+	EXPECT_EQ(-ENOENT, nb_board_find(0, 256 + nb_board(0)->address));
+}
+
+TEST(board_lengths_are_their_data_messages)
+{
+	unsigned int i;
+
+	for (i = 0; i < NB_BOARDS; i++) {
+		const struct nb_board_desc *b = nb_board(i);
+		int want = b->kind == NAOBODY_BOARD_FOOT ?
+			nb_msg_len(NB_MSG_FOOT_BOARD, i) :
+			b->kind == NAOBODY_BOARD_HAND ?
+			nb_msg_len(NB_MSG_HAND_BOARD, i) :
+			nb_msg_len(NB_MSG_JOINT_BOARD, i);
+
+		EXPECT_EQ(want, b->len);
+		EXPECT_NE(3 + NB_HANDSHAKE_LEN, b->len);
+	}
+}
+
 TEST(field_table_fits_the_messages)
 {
 	unsigned int i, k, names = 0;

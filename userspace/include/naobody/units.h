@@ -6,7 +6,7 @@
  * targets in counts (struct naobody_actuators). These functions convert
  * them to and from LoLA's units (struct nb_sensors, struct nb_actuators in
  * <naobody/body.h>) with the calibration from the preference block.
- * Documentation/chest-board-protocol.rst ("From counts to units") gives
+ * Documentation/chest-board-protocol.rst ("Sensor counts") gives
  * every formula; the constants below are the factors it names. Those the
  * spec gives are marked (spec); the others are provisional.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Counts to LoLA's units and back. Every formula is in
- * Documentation/chest-board-protocol.rst ("From counts to units"); the
+ * Documentation/chest-board-protocol.rst ("Sensor counts"); the
  * factors are the NB_*_PER_COUNT constants of <naobody/units.h>.
  */
 #include <math.h>
