@@ -176,7 +176,20 @@ TEST_F(lifetime, a_reconnect_storm_leaves_a_working_device)
 	struct naobody_record rec;
 	struct nb_device *d;
 
+	struct nb_emu_stats st;
+	uint64_t connects;
+
+	ASSERT_EQ(0, nb_emu_stats(&self->t.emu, &st));
+	connects = st.connects;
+	/* The storm runs in the emulator; wait for its last bind. */
 	ASSERT_EQ(0, nb_emu_storm(&self->t.emu, 10, 30, 60));
+	for (int i = 0; i < 500 && st.connects < connects + 10; i++) {
+		usleep(10000);
+		ASSERT_EQ(0, nb_emu_stats(&self->t.emu, &st));
+	}
+	ASSERT_LE(connects + 10, st.connects);
+	/* The old file belongs to a device that is gone. */
+	EXPECT_NE(0u, self->hdr->flags & NAOBODY_RING_DISCONNECTED);
 	for (int i = 0; i < 500 && access("/dev/naobody", F_OK); i++)
 		usleep(10000);
 	ASSERT_EQ(0, access("/dev/naobody", F_OK));
@@ -184,8 +197,6 @@ TEST_F(lifetime, a_reconnect_storm_leaves_a_working_device)
 	ASSERT_NE(NULL, d);
 	EXPECT_EQ(1, nb_next(d, &rec, 3000));
 	nb_close(d);
-	/* The old file belongs to a device that is gone. */
-	EXPECT_NE(0u, self->hdr->flags & NAOBODY_RING_DISCONNECTED);
 }
 
 TEST_HARNESS_MAIN

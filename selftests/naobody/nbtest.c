@@ -103,3 +103,11 @@ long long nbt_stat(const char *name)
 	fclose(f);
 	return v;
 }
+
+void nbt_skip_to_newest(struct nb_device *d)
+{
+	struct naobody_record rec;
+
+	while (nb_next(d, &rec, 0) == 1)
+		;
+}

@@ -35,6 +35,9 @@ void nbt_down(struct nbt *t);
 /* Wait until n boards (all: every board) are in state; 0 or -ETIMEDOUT. */
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms);
 
+/* Skip the records published so far: nb_next() then waits for new ones. */
+void nbt_skip_to_newest(struct nb_device *d);
+
 /* A counter from /sys/class/naobody/naobody/statistics/, or -1. */
 long long nbt_stat(const char *name);
 
