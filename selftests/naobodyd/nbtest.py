@@ -7,6 +7,7 @@ The clients use Debian's python3-msgpack, a MessagePack implementation
 independent of the daemon's msgpack-c. Run with /usr/bin/python3.
 """
 
+import concurrent.futures
 import os
 import signal
 import socket
@@ -60,7 +61,12 @@ def wait_for(pred, timeout, what, step=0.01):
 
 
 class Tap:
-    """Runs registered test functions, one TAP line each."""
+    """Runs registered test functions, one TAP line each.
+
+    Each test starts its own daemon, so tests run side by side
+    (NBTEST_JOBS at a time, default 4); results print in order.
+    NBTEST_ONLY=substring runs the matching tests alone.
+    """
 
     def __init__(self):
         self.tests = []
@@ -69,24 +75,35 @@ class Tap:
         self.tests.append(fn)
         return fn
 
+    @staticmethod
+    def _one(fn):
+        t0 = time.monotonic()
+        try:
+            fn()
+            return None, time.monotonic() - t0
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            return "".join(traceback.format_exception(type(e), e, e.__traceback__)), \
+                time.monotonic() - t0
+
     def run(self):
         only = os.environ.get("NBTEST_ONLY")
+        jobs = int(os.environ.get("NBTEST_JOBS", "4"))
         tests = [t for t in self.tests if not only or only in t.__name__]
         print("TAP version 13")
         print(f"1..{len(tests)}", flush=True)
         failed = 0
-        for n, fn in enumerate(tests, 1):
-            desc = (fn.__doc__ or fn.__name__).strip().splitlines()[0]
-            t0 = time.monotonic()
-            try:
-                fn()
-                print(f"ok {n} {desc}  # {time.monotonic() - t0:.1f} s", flush=True)
-            except Exception as e:  # noqa: BLE001 - every failure is reported
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = [pool.submit(self._one, fn) for fn in tests]
+            for n, (fn, fut) in enumerate(zip(tests, futures), 1):
+                desc = (fn.__doc__ or fn.__name__).strip().splitlines()[0]
+                err, took = fut.result()
+                if err is None:
+                    print(f"ok {n} {desc}  # {took:.1f} s", flush=True)
+                    continue
                 failed += 1
                 print(f"not ok {n} {desc}", flush=True)
-                for line in traceback.format_exception(type(e), e, e.__traceback__):
-                    for sub in line.rstrip().splitlines():
-                        print(f"#   {sub}")
+                for line in err.rstrip().splitlines():
+                    print(f"#   {line}")
                 sys.stdout.flush()
         sys.exit(1 if failed else 0)
 
@@ -292,6 +309,23 @@ class Client:
                 except socket.timeout:
                     break
         return got
+
+    def until(self, pred, timeout=5, what="a State", period=0.05):
+        """Heartbeat until a State satisfies pred; that State. The messages
+        seen on the way are kept in self.seen."""
+        end = time.monotonic() + timeout
+        self.seen = []
+        last = None
+        while time.monotonic() < end:
+            for m in self.heartbeat_for(period, period):
+                self.seen.append(m)
+                if isinstance(m, dict) and "State" in m:
+                    last = m["State"]
+                    if pred(last):
+                        return last
+        raise TestFailure(f"timed out after {timeout} s waiting for {what}; last State: "
+                          + (f"{last['motion']}, {last['primary_state']}, {last['fall_state']}"
+                             if last else "none"))
 
     def close(self):
         self.sock.close()

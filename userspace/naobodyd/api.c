@@ -419,7 +419,7 @@ static void api_accept(struct loop_watch *w, uint32_t events)
 		struct sockaddr_storage sa;
 		socklen_t salen = sizeof(sa);
 		struct session *s;
-		int one = 1;
+		int one = 1, sndbuf = API_SNDBUF;
 		int fd = accept4(w->fd, (struct sockaddr *)&sa, &salen,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
@@ -441,6 +441,8 @@ static void api_accept(struct loop_watch *w, uint32_t events)
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		/* A small kernel buffer: what a slow reader gets stays fresh. */
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 		s->api = api;
 		s->w.fd = fd;
 		s->w.cb = session_event;

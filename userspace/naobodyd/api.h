@@ -17,6 +17,7 @@
 #define API_HELLO_NS		(2000ULL * 1000000ULL)
 #define API_LINGER_NS		(1000ULL * 1000000ULL)
 #define API_QUEUE_MAX		(256U * 1024)	/* committed bytes per client */
+#define API_SNDBUF		(16 * 1024)	/* the kernel doubles it */
 #define API_STATE_HZ		20.0f
 
 struct daemon;

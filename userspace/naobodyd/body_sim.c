@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,10 +484,40 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 		s->stopped = false;
 		snprintf(out, n, "ok");
 	} else if (!strcmp(cmd, "status") && argc == 1) {
-		snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f odometry=%.4f,%.4f,%.4f charge=%.4f cycle=%llu",
+		snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f odometry=%.4f,%.4f,%.4f "
+			 "charge=%.4f knees=%.3f legs_stiffness=%.3f cycle=%llu",
 			 s->stopped, support_name[s->support], s->tilt, s->odom[0], s->odom[1],
-			 s->odom[2], s->charge, (unsigned long long)s->cycle);
+			 s->odom[2], s->charge,
+			 (s->pos[NAOBODY_L_KNEE_PITCH] + s->pos[NAOBODY_R_KNEE_PITCH]) / 2.0f,
+			 leg_stiffness(s), (unsigned long long)s->cycle);
+	} else if (!strcmp(cmd, "leds") && argc == 2) {
+		static const struct { const char *name; size_t off, len; } groups[] = {
+			{ "chest", offsetof(struct nb_actuators, chest), 3 },
+			{ "l_ear", offsetof(struct nb_actuators, l_ear), NB_EAR_LEDS },
+			{ "r_ear", offsetof(struct nb_actuators, r_ear), NB_EAR_LEDS },
+			{ "l_eye", offsetof(struct nb_actuators, l_eye), NB_EYE_LEDS },
+			{ "r_eye", offsetof(struct nb_actuators, r_eye), NB_EYE_LEDS },
+			{ "l_foot", offsetof(struct nb_actuators, l_foot), 3 },
+			{ "r_foot", offsetof(struct nb_actuators, r_foot), 3 },
+			{ "skull", offsetof(struct nb_actuators, skull), NB_SKULL_LEDS },
+		};
+		size_t g, len;
+
+		for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+			if (!strcmp(a, groups[g].name))
+				break;
+		if (g == sizeof(groups) / sizeof(groups[0])) {
+			snprintf(out, n, "error: leds chest|l_ear|r_ear|l_eye|r_eye|l_foot|r_foot|skull");
+			return;
+		}
+		len = (size_t)snprintf(out, n, "ok");
+		for (size_t i = 0; i < groups[g].len && len < n; i++) {
+			const float *v = (const float *)((const char *)&s->cmd + groups[g].off);
+
+			len += (size_t)snprintf(out + len, n - len, " %.3f", v[i]);
+		}
 	} else {
-		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, sonar, temperature, rearm, status");
+		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, sonar, "
+			 "temperature, rearm, status, leds");
 	}
 }

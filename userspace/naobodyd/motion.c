@@ -80,13 +80,14 @@ static const float stiff_on[NJ] = {
 };
 
 #define STIFF_FALLING	0.2f	/* soft joints while falling */
-#define MOVE_SPEED	0.8f	/* rad/s, the fastest joint of a keyframe */
-#define MOVE_MIN_NS	MS(500)
+#define MOVE_SPEED	1.5f	/* rad/s, the fastest joint of a keyframe */
+#define MOVE_MIN_NS	MS(600)
 #define MOVE_MAX_NS	MS(3000)
 #define STIFFEN_NS	MS(500)
 #define UNSTIFFEN_NS	MS(500)
 #define FALL_SOFT_NS	MS(100)
 #define GETUP_WAIT_NS	MS(4000)
+#define LIE_STILL_NS	MS(500)	/* lying still this long before getting up */
 #define HEAD_SPEED	1.5f	/* rad/s */
 #define CAMERA_HEIGHT	0.5f	/* m, standing */
 #define WALK_DONE_M	0.02f
@@ -115,6 +116,7 @@ struct motion {
 	struct motion_req req;
 	bool req_from_client;		/* else the daemon chose it */
 	bool getup_front;
+	uint64_t fallen_since;
 	uint64_t phase_since;
 	uint64_t now;
 	/* walking */
@@ -409,9 +411,9 @@ static void head_step(struct motion *m, float dt)
 	case HEAD_CENTER:
 		break;
 	case HEAD_LOOK_AROUND: {
-		float t = (float)(m->now % MS(8000)) / 8e9f;
+		float t = (float)(m->now % MS(5000)) / 5e9f;
 
-		yaw = 1.2f * sinf(2.0f * (float)M_PI * t);
+		yaw = 1.0f * sinf(2.0f * (float)M_PI * t);
 		pitch = 0.25f;
 		break;
 	}
@@ -577,6 +579,7 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		memcpy(m->pos, s->position, sizeof(m->pos));
 		segment(m, m->pos, soft, FALL_SOFT_NS);
 		set_phase(m, PH_FALL);
+		m->fallen_since = 0;
 		log_info("motion: falling: joints soft");
 	}
 
@@ -609,7 +612,11 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		break;
 	case PH_FALL:
 		segment_step(m);
-		if (m->fall_state == FALL_FALLEN) {
+		if (m->fall_state != FALL_FALLEN)
+			m->fallen_since = 0;
+		else if (!m->fallen_since)
+			m->fallen_since = m->now;
+		if (m->fall_state == FALL_FALLEN && m->now - m->fallen_since >= LIE_STILL_NS) {
 			if (m->power_on && m->info.can_stand_up) {
 				log_info("motion: fallen: getting up");
 				start_getup(m, s);

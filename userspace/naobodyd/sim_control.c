@@ -66,7 +66,7 @@ static void client_close(struct control_client *cc)
 static void client_event(struct loop_watch *w, uint32_t events)
 {
 	struct control_client *cc = container_of(w, struct control_client, w);
-	char line[256], reply[256];
+	char line[256], reply[512];
 	ssize_t n = recv(w->fd, line, sizeof(line) - 1, 0);
 
 	if (n <= 0) {
