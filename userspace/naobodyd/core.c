@@ -140,13 +140,15 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 {
 	uint64_t now = f->time_ns;
 	struct nb_actuators out = d->cmd;
-	bool lola = d->ctl == CTL_LOLA && d->wd.stage == 0;
 	float walk[3], stiff = 0.0f;
+	bool lola;
 
 	d->frame = *f;
 	d->have_frame = true;
 	api_housekeeping(d->api, mono_ns());
+	/* Before deciding who drives: the watchdog may take over this cycle. */
 	watchdog_step(d, now);
+	lola = d->ctl == CTL_LOLA && d->wd.stage == 0;
 
 	if (!lola && d->lola_driving)
 		motion_adopt(d->motion, &d->lola_cmd, now);
