@@ -5,6 +5,7 @@ makes the robot stand still after 0.5 s and sit down after 3 s, with a
 Watchdog event each time; hearing it again releases the watchdog."""
 
 import os
+import signal
 import sys
 import time
 
@@ -102,6 +103,32 @@ def new_controller_releases():
         s = c.state()
         check(s["primary_state"] == "Unstiff" and s["fall_state"] == "Sitting",
               f"{s['primary_state']} {s['fall_state']}")
+
+
+@tap.test
+def sigterm_sits_down_first():
+    """SIGTERM: a stiff robot sits down and goes limp before naobodyd exits; twice: at once"""
+    with Daemon() as d:
+        awake(d)
+        t0 = time.monotonic()
+        check(d.stop() == 0, "exit status")
+        took = time.monotonic() - t0
+        log = d.log()
+        check(0.5 < took < 5.5, f"stopped after {took:.2f} s")
+        tail = log[log.index("stopping: letting the clients go"):]
+        check("sitting down and going limp first" in tail, "no sit-down on SIGTERM")
+        check("fall state Sitting" in tail, "exited before sitting")
+    with Daemon() as d:
+        awake(d)
+        t0 = time.monotonic()
+        d.proc.send_signal(signal.SIGTERM)
+        wait_for(lambda: "sitting down and going limp first" in d.log(), 1, "the sit-down")
+        d.proc.send_signal(signal.SIGTERM)
+        d.proc.wait(2)
+        check(time.monotonic() - t0 < 0.8, "a second SIGTERM did not stop at once")
+    with Daemon() as d:  # limp: no delay
+        t0 = time.monotonic()
+        check(d.stop() == 0 and time.monotonic() - t0 < 0.5, "a limp robot's stop waited")
 
 
 if __name__ == "__main__":

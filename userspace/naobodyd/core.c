@@ -48,7 +48,7 @@ void core_claim(struct daemon *d, enum ctl_kind kind, void *who)
 		/* Clear first: the drop calls core_release(). */
 		d->ctl = CTL_NONE;
 		d->ctl_who = NULL;
-		if (old == CTL_API)
+		if (old == CTL_API && d->api)
 			api_drop(d->api, old_who, why);
 		else if (d->lola)
 			lola_drop(d->lola, old_who, why);
@@ -68,7 +68,7 @@ void core_release(struct daemon *d, void *who)
 
 static void send_event(struct daemon *d, int rc)
 {
-	if (!rc && d->scratch.len)
+	if (!rc && d->scratch.len && d->api)
 		api_send_controller(d->api, d->scratch.data, d->scratch.len);
 	d->scratch.len = 0;
 }
@@ -145,7 +145,8 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 
 	d->frame = *f;
 	d->have_frame = true;
-	api_housekeeping(d->api, mono_ns());
+	if (d->api)
+		api_housekeeping(d->api, mono_ns());
 	/* Before deciding who drives: the watchdog may take over this cycle. */
 	watchdog_step(d, now);
 	lola = d->ctl == CTL_LOLA && d->wd.stage == 0;
@@ -184,5 +185,6 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	events_step(d, f);
 	if (d->lola)
 		lola_publish(d->lola, f);
-	api_publish(d->api, f, &d->status);
+	if (d->api)
+		api_publish(d->api, f, &d->status);
 }

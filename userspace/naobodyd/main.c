@@ -22,12 +22,15 @@
 #include "lola.h"
 #include "naobodyd.h"
 
-static volatile sig_atomic_t quit;
+static volatile sig_atomic_t quit, signals;
 
 static void on_signal(int sig)
 {
-	quit = 1;
+	signals++;
 }
+
+/* How long a stop may take to sit the robot down before going. */
+#define SHUTDOWN_NS	(5000ULL * 1000000ULL)
 
 static void usage(FILE *f)
 {
@@ -277,11 +280,52 @@ static void body_ready(struct loop_watch *w, uint32_t events)
 	}
 }
 
+/*
+ * SIGTERM or SIGINT: a stiff robot first sits down and goes limp (at most
+ * SHUTDOWN_NS), as the watchdog would; the clients are let go at once, so
+ * nothing wakes it again. A second signal stops at once.
+ */
+static void shutdown_step(struct daemon *d)
+{
+	static uint64_t deadline;
+	uint64_t now = mono_ns();
+
+	if (!signals)
+		return;
+	if (signals > 1) {
+		quit = 1;
+		return;
+	}
+	if (!deadline) {
+		deadline = now + SHUTDOWN_NS;
+		log_info("stopping: letting the clients go");
+		lola_destroy(d->lola);
+		d->lola = NULL;
+		api_destroy(d->api);
+		d->api = NULL;
+		if (d->status.primary != PRIMARY_UNSTIFF) {
+			log_info("stopping: sitting down and going limp first (signal again to stop at once)");
+			/* A LoLA client's last command is adopted by the next cycle. */
+			motion_power(d->motion, POWER_REST, now);
+			return;
+		}
+	}
+	if (d->status.primary == PRIMARY_UNSTIFF) {
+		quit = 1;
+	} else if (now > deadline) {
+		log_warn("stopping: still not limp after %llu s; stopping anyway",
+			 SHUTDOWN_NS / 1000000000ULL);
+		quit = 1;
+	}
+}
+
 static void housekeeping(void *ctx)
 {
 	struct daemon *d = ctx;
 
-	api_housekeeping(d->api, mono_ns());
+	if (d->api)
+		api_housekeeping(d->api, mono_ns());
+	shutdown_step(d);
 }
 
 static struct body *open_body(const struct config *cfg, struct loop *loop)
