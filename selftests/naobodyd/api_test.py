@@ -657,5 +657,31 @@ def slow_client():
         check(d.alive(), "naobodyd died")
 
 
+@tap.test
+def options():
+    """Options: --help answers; bad options are refused clearly; --priority takes effect"""
+    import subprocess
+    from nbtest import binary
+    r = subprocess.run([binary("naobodyd"), "--help"], capture_output=True, text=True)
+    check(r.returncode == 0 and "--sim" in r.stdout and "7700" in r.stdout, r.stdout)
+    for args, msg in [(["--port", "x"], "--port: expected a port number"),
+                      (["--sim-battery", "2"], "--sim-battery: expected a charge"),
+                      (["--body-id", "X" * 21], "--body-id: expected 1 to 20 characters"),
+                      (["--guard", "nohost"], "--guard: expected HOST:PORT"),
+                      (["--lola-mode", "999"], "--lola-mode: expected octal"),
+                      (["--priority", "100"], "--priority: expected 0..99"),
+                      (["stray"], "unexpected argument")]:
+        r = subprocess.run([binary("naobodyd")] + args, capture_output=True, text=True)
+        check(r.returncode == 2 and msg in r.stderr, f"{args}: {r.returncode} {r.stderr}")
+    with Daemon("--priority", "15") as d:
+        with open(f"/proc/{d.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if int(fields[38]) == 1:
+            check(int(fields[37]) == 15 and "SCHED_FIFO priority 15" in d.log(), d.log())
+        else:
+            check("cannot get SCHED_FIFO priority 15" in d.log(), d.log())
+        ready(d).state()
+
+
 if __name__ == "__main__":
     tap.run()

@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,6 +69,8 @@ static void usage(FILE *f)
 "                           (default 127.0.0.1:%u)\n"
 "      --no-guard           send no UDP stop\n"
 "\n"
+"  -r, --priority N         run SCHED_FIFO at N (1..99) with memory locked, as\n"
+"                           LoLA does at 20; 0: normal scheduling (default)\n"
 "  -v, --verbose            log more (debug lines)\n"
 "  -q, --quiet              log warnings and errors only\n"
 "  -h, --help               show this help\n"
@@ -115,6 +119,7 @@ static const struct option options[] = {
 	{ "no-lola", no_argument, NULL, OPT_NO_LOLA },
 	{ "guard", required_argument, NULL, 'g' },
 	{ "no-guard", no_argument, NULL, OPT_NO_GUARD },
+	{ "priority", required_argument, NULL, 'r' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -136,7 +141,7 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	snprintf(guard, n, "127.0.0.1");
 	cfg->guard_host = guard;
 
-	while ((c = getopt_long(argc, argv, "d:sp:b:l:g:vqhV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:sp:b:l:g:r:vqhV", options, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -207,6 +212,14 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 		case OPT_NO_GUARD:
 			cfg->guard_host = NULL;
 			break;
+		case 'r': {
+			unsigned long p = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || p > 99 || *optarg == '-')
+				return bad("--priority", "0..99", optarg);
+			cfg->priority = (int)p;
+			break;
+		}
 		case 'v':
 			log_level = LOG_LVL_DEBUG;
 			break;
@@ -328,6 +341,22 @@ static void housekeeping(void *ctx)
 	shutdown_step(d);
 }
 
+/* SCHED_FIFO and locked memory when asked; a failure is logged, not fatal. */
+static void realtime(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (!prio)
+		return;
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		log_warn("cannot lock memory (%s): running unlocked", strerror(errno));
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		log_warn("cannot get SCHED_FIFO priority %d (%s): running at normal priority",
+			 prio, strerror(errno));
+	else
+		log_info("SCHED_FIFO priority %d", prio);
+}
+
 static struct body *open_body(const struct config *cfg, struct loop *loop)
 {
 	struct stat st;
@@ -385,6 +414,7 @@ int main(int argc, char **argv)
 			goto err_api;
 	}
 	d.guard_fd = guard_connect(&cfg);
+	realtime(cfg.priority);
 	d.body_watch.fd = d.body->ops->fd(d.body);
 	d.body_watch.cb = body_ready;
 	if (loop_add(&d.loop, &d.body_watch, EPOLLIN)) {

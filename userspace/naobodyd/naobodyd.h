@@ -49,6 +49,7 @@ struct config {
 	const char *body_id;		/* overrides */
 	const char *head_id;
 	bool echo_cancellation;
+	int priority;			/* SCHED_FIFO, or 0 */
 };
 
 enum ctl_kind { CTL_NONE, CTL_API, CTL_LOLA };
