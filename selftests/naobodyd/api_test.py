@@ -152,8 +152,8 @@ def hello_twice():
     with Daemon() as d:
         c = ready(d)
         c.send({"Hello": {"version": 1, "client": "again"}})
+        wait_for(lambda: "Hello after the handshake: ignored" in d.log(), 1, "the log line")
         c.state(timeout=1)
-        check("Hello after the handshake: ignored" in d.log(), "no log line")
 
 
 # ---- the controller ------------------------------------------------------------
@@ -372,8 +372,10 @@ def motion_head():
         check(abs(yaw - math.pi / 4) < 0.03, f"LookAt yaw {yaw}")
         check(abs(pitch - math.atan2(0.5, math.sqrt(2))) < 0.03, f"LookAt pitch {pitch}")
         c.send({"Motion": {"Stand": {"head": "LookAround"}}})
-        yaws = [m["State"]["joint_positions"][0] for m in c.heartbeat_for(3.0) if "State" in m]
-        check(max(yaws) - min(yaws) > 1.2, f"LookAround from {min(yaws)} to {max(yaws)}")
+        # A +-1 rad sweep every 5 s: one period covers both ends.
+        yaws = [m["State"]["joint_positions"][0] for m in c.heartbeat_for(5.3) if "State" in m]
+        check(max(yaws) > 0.9 and min(yaws) < -0.9 and max(yaws) < 1.01 and min(yaws) > -1.01,
+              f"LookAround from {min(yaws)} to {max(yaws)}")
         c.send({"Motion": {"Stand": {"head": "Center"}}})
         s = settle(c, 1.5)
         check(abs(s["joint_positions"][0]) < 0.01, "Center")
@@ -645,7 +647,7 @@ def slow_client():
         t0 = time.monotonic()
         time.sleep(2.0)  # reading nothing
         cycles = int(d.sim_status()["cycle"]) - before
-        check(cycles > 0.9 * (time.monotonic() - t0) / 0.012, f"{cycles} cycles in 2 s")
+        check(cycles > 0.8 * (time.monotonic() - t0) / 0.012, f"{cycles} cycles in 2 s")
         ages = []
         while time.monotonic() - t0 < 3.0:
             m = c.recv(1)

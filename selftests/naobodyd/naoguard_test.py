@@ -235,7 +235,7 @@ def api_stop_reaches_guard():
         c.send("Stop")
         wait_for(lambda: g.stops(), 2, "the ioctl")
         check(g.stops()[0]["reason"] == str(REASON_GUARD), f"{g.stops()}")
-        check("naobodyd: latched" in g.log(), g.log())
+        wait_for(lambda: "naobodyd: latched" in g.log(), 1, "naoguard's log line")
         check(d.sim_status()["stopped"] == "1", "the body's own stop")
 
 

@@ -30,7 +30,7 @@ def both_stages():
         e = c.event("Watchdog", timeout=1.5)
         t1 = time.monotonic() - quiet
         check(e == {"active": True}, f"first event {e}")
-        check(0.45 <= t1 <= 0.75, f"first stage after {t1:.2f} s")
+        check(0.45 <= t1 <= 0.9, f"first stage after {t1:.2f} s")
         s = c.state(pred=lambda s: s["joint_positions"][J["left_shoulder_pitch"]] > 1.3,
                     timeout=2.2, what="arms down")
         check(s["motion"] == "Stand" and s["fall_state"] == "Upright",
@@ -38,7 +38,7 @@ def both_stages():
         e = c.event("Watchdog", timeout=3)
         t2 = time.monotonic() - quiet
         check(e == {"active": True}, f"second event {e}")
-        check(2.95 <= t2 <= 3.3, f"second stage after {t2:.2f} s")
+        check(2.95 <= t2 <= 3.5, f"second stage after {t2:.2f} s")
         s = c.state(pred=lambda s: s["primary_state"] == "Unstiff", timeout=3.5, what="limp")
         check(s["fall_state"] == "Sitting", f"not sitting: {s['fall_state']}")
         check(d.sim_status()["support"] == "upright", "it fell")
@@ -80,7 +80,7 @@ def disconnect():
         c.close()
         gone = time.monotonic()
         wait_for(lambda: "quiet for 0.5 s" in d.log(), 1, "the first stage")
-        check(time.monotonic() - gone < 0.8, "the first stage came late")
+        check(time.monotonic() - gone < 1.0, "the first stage came late")
         time.sleep(1.5)
         st = d.sim_status()
         check(abs(float(st["knees"]) - 0.92) < 0.08, f"not standing after 1.5 s: {st}")
