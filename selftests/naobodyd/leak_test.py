@@ -11,6 +11,7 @@ import struct
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import msgpack  # noqa: E402
 from nbtest import Client, Daemon, Lola, Tap, check, wait_for  # noqa: E402

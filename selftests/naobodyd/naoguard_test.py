@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from api_test import awake  # noqa: E402
 from nbtest import HERE, SRCTREE, Daemon, Tap, TestFailure, binary, check, free_port, wait_for  # noqa: E402

@@ -9,6 +9,7 @@ import signal
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from api_test import J, awake, ready  # noqa: E402
 from nbtest import Daemon, Tap, check, wait_for  # noqa: E402

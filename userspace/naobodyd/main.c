@@ -405,14 +405,15 @@ int main(int argc, char **argv)
 	d.motion = motion_create(&d.body->info);
 	if (!d.motion)
 		goto err_body;
-	d.api = api_create(&d);
-	if (!d.api)
-		goto err_motion;
+	/* LoLA first: once the API port answers, everything is ready. */
 	if (cfg.lola_path) {
 		d.lola = lola_create(&d, cfg.lola_path, cfg.lola_mode);
 		if (!d.lola)
-			goto err_api;
+			goto err_motion;
 	}
+	d.api = api_create(&d);
+	if (!d.api)
+		goto err_lola;
 	d.guard_fd = guard_connect(&cfg);
 	realtime(cfg.priority);
 	d.body_watch.fd = d.body->ops->fd(d.body);
@@ -433,9 +434,9 @@ int main(int argc, char **argv)
 err_guard:
 	if (d.guard_fd >= 0)
 		close(d.guard_fd);
-	lola_destroy(d.lola);
-err_api:
 	api_destroy(d.api);
+err_lola:
+	lola_destroy(d.lola);
 err_motion:
 	motion_destroy(d.motion);
 err_body:
