@@ -397,6 +397,7 @@ int main(int argc, char **argv)
 		log_err("epoll: %s", strerror(errno));
 		return 1;
 	}
+	realtime(cfg.priority);
 	d.loop.housekeeping = housekeeping;
 	d.loop.ctx = &d;
 	d.body = open_body(&cfg, &d.loop);
@@ -415,7 +416,6 @@ int main(int argc, char **argv)
 	if (!d.api)
 		goto err_lola;
 	d.guard_fd = guard_connect(&cfg);
-	realtime(cfg.priority);
 	d.body_watch.fd = d.body->ops->fd(d.body);
 	d.body_watch.cb = body_ready;
 	if (loop_add(&d.loop, &d.body_watch, EPOLLIN)) {
