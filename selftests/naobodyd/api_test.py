@@ -545,6 +545,36 @@ def events_touch():
         check(not [m for m in got if "Event" in m], "an event for the same hand")
 
 
+@tap.test
+def events_scripted():
+    """Simulator: a script presses and releases touches at set times"""
+    import subprocess
+    import tempfile
+    from nbtest import binary
+    with tempfile.NamedTemporaryFile("w", suffix=".sim", delete=False) as f:
+        f.write("# a scripted press\n0.8 touch head_rear 1\n1.1 touch head_rear 0\n"
+                "1.1 sonar 0.4 0.6   # same time, in order\n")
+        script = f.name
+    try:
+        with Daemon("--sim-script", script) as d:
+            c = ready(d)
+            t0 = time.monotonic()
+            check(c.event("Touch", timeout=2) == {"sensor": "HeadRear", "pressed": True},
+                  "press")
+            check(c.event("Touch", timeout=1) == {"sensor": "HeadRear", "pressed": False},
+                  "release")
+            check(time.monotonic() - t0 < 1.5, "late")
+            c.until(lambda s: abs(s["sonar"]["left"] - 0.4) < 1e-6, 1, "the scripted sonar")
+        with open(script, "w") as f:
+            f.write("1.0 touch chest 1\n0.5 touch chest 0\n")
+        r = subprocess.run([binary("naobodyd"), "--sim-script", script, "--port", "0",
+                            "--no-lola", "--no-guard"], capture_output=True, text=True,
+                           timeout=10)
+        check(r.returncode == 1 and ":2: expected" in r.stderr, f"{r.returncode} {r.stderr}")
+    finally:
+        os.unlink(script)
+
+
 # ---- Stop ----------------------------------------------------------------------------
 
 @tap.test
