@@ -111,8 +111,48 @@ u32 nb_crc32(u32 crc, const void *buf, size_t len);
 
 int nb_frame_parse(struct nb_frame *f, const void *buf, size_t len,
 		   unsigned int flags);
-void nb_msg_iter_init(struct nb_msg_iter *it, const struct nb_frame *f);
-const u8 *nb_msg_next(struct nb_msg_iter *it, size_t *len);
+
+/**
+ * nb_msg_iter_init() - start walking a parsed frame's messages
+ * @it: the iterator
+ * @f: a frame nb_frame_parse() accepted
+ *
+ * Context: any.
+ */
+static inline void nb_msg_iter_init(struct nb_msg_iter *it,
+				    const struct nb_frame *f)
+{
+	it->frame = f;
+	it->off = 0;
+	it->index = 0;
+}
+
+/**
+ * nb_msg_next() - the next message
+ * @it: the iterator
+ * @len: set to the message's length, which may be 0
+ *
+ * Context: any.
+ * Return: the message, or NULL after the last one.
+ */
+static inline const u8 *nb_msg_next(struct nb_msg_iter *it, size_t *len)
+{
+	const struct nb_frame *f = it->frame;
+	unsigned int l;
+	const u8 *m;
+
+	if (it->index >= f->count)
+		return NULL;
+	/* entry i is the i-th byte back from the table's end */
+	l = f->msgs[f->msgs_len + f->count - 1 - it->index];
+	if (it->off + l > f->msgs_len)	/* only for a frame made by hand */
+		return NULL;
+	m = f->msgs + it->off;
+	it->off += l;
+	it->index++;
+	*len = l;
+	return m;
+}
 
 void nb_frame_begin(struct nb_frame_builder *b, void *buf, size_t cap,
 		    unsigned int flags);
@@ -145,6 +185,7 @@ void nb_ack_encode(u8 *ack, u32 crc);
  *	three (back, left, right), a foot two (bumper left, right)
  * @fsr: a foot's first pressure sensor (0 or NAOBODY_FSR_RIGHT_FOOT), or
  *	NB_NONE
+ * @len: the length of its data message (nb_msg_len() of its kind's type)
  *
  * A board's index in the table is its index everywhere: in bit masks, in
  * struct nb_msg_info and in NAOBODY_IOC_GET_BOARDS.
@@ -159,6 +200,7 @@ struct nb_board_desc {
 	u8 joint[2];
 	u8 touch;
 	u8 fsr;
+	u8 len;
 };
 
 const struct nb_board_desc *nb_board(unsigned int index);
@@ -250,10 +292,10 @@ int nb_out_msg_encode(struct nb_frame_builder *b,
  * @malformed: messages with a bad length or field (any other error)
  */
 struct nb_in_stats {
-	u16 messages;
-	u16 decoded;
-	u16 unknown;
-	u16 malformed;
+	u32 messages;
+	u32 decoded;
+	u32 unknown;
+	u32 malformed;
 };
 
 int nb_in_frame_decode(const void *buf, size_t len, struct naobody_sensors *s,
@@ -336,7 +378,22 @@ struct nb_prefs_asm {
 	u16 pieces;
 };
 
-size_t nb_prefs_piece_len(unsigned int piece);
+/**
+ * nb_prefs_piece_len() - the length of a preference piece
+ * @piece: its index
+ *
+ * Context: any.
+ * Return: NB_PREFS_PIECE, less for the last piece, 0 past it.
+ */
+static inline size_t nb_prefs_piece_len(unsigned int piece)
+{
+	if (piece >= NB_PREFS_PIECES)
+		return 0;
+	if (piece == NB_PREFS_PIECES - 1)
+		return NB_PREFS_SIZE - (NB_PREFS_PIECES - 1) * NB_PREFS_PIECE;
+	return NB_PREFS_PIECE;
+}
+
 void nb_prefs_asm_init(struct nb_prefs_asm *p);
 int nb_prefs_asm_put(struct nb_prefs_asm *p, unsigned int piece,
 		     const u8 *data, size_t len);

@@ -76,9 +76,13 @@ typedef __s64 s64;
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
+#ifndef BUILD_BUG_ON
 #define BUILD_BUG_ON(cond) static_assert(!(cond), #cond)
+#endif
 #ifndef BIT
 #define BIT(nr) (1UL << (nr))
+#endif
+#ifndef BIT_ULL
 #define BIT_ULL(nr) (1ULL << (nr))
 #endif
 

@@ -51,8 +51,9 @@ int nb_frame_parse(struct nb_frame *f, const void *buf, size_t len,
 		   unsigned int flags)
 {
 	const u8 *p = buf;
-	const u8 *body;
-	unsigned int n, k, sum;
+	const u8 *body, *t;
+	unsigned int n, k;
+	int rem;
 	u32 crc;
 
 	if (len < NB_FRAME_CRC_LEN || len > NB_FRAME_MAX)
@@ -68,61 +69,26 @@ int nb_frame_parse(struct nb_frame *f, const void *buf, size_t len,
 	if (!(flags & NB_FRAME_NO_CRC) && nb_env_crc32(0, body, n) != crc)
 		return -EBADMSG;
 
-	/* Entry k is body[n - 1 - k]; k < n holds while sum + k < n. */
-	sum = 0;
-	for (k = 0; sum + k < n; k++) {
-		if (k == NB_FRAME_MAX_MSGS)
-			return -EPROTO;
-		sum += body[n - 1 - k];
-	}
-	if (sum + k != n)
+	/*
+	 * Walk the table back from its end at body + n. rem is what neither
+	 * the messages counted so far nor their entries account for: it
+	 * must reach exactly 0, within 255 entries. Each entry takes at
+	 * least 1 from rem, so rem <= t - body throughout: the walk never
+	 * leaves the frame, and ends within n steps.
+	 */
+	t = body + n;
+	rem = n;
+	while (rem > 0)
+		rem -= *--t + 1;
+	k = body + n - t;
+	if (rem || k > NB_FRAME_MAX_MSGS)
 		return -EPROTO;
 
 	f->msgs = body;
-	f->msgs_len = sum;
+	f->msgs_len = n - k;
 	f->count = k;
 	f->crc = crc;
 	return 0;
-}
-
-/**
- * nb_msg_iter_init() - start walking a parsed frame's messages
- * @it: the iterator
- * @f: a frame nb_frame_parse() accepted
- *
- * Context: any.
- */
-void nb_msg_iter_init(struct nb_msg_iter *it, const struct nb_frame *f)
-{
-	it->frame = f;
-	it->off = 0;
-	it->index = 0;
-}
-
-/**
- * nb_msg_next() - the next message
- * @it: the iterator
- * @len: set to the message's length, which may be 0
- *
- * Context: any.
- * Return: the message, or NULL after the last one.
- */
-const u8 *nb_msg_next(struct nb_msg_iter *it, size_t *len)
-{
-	const struct nb_frame *f = it->frame;
-	unsigned int l;
-	const u8 *m;
-
-	if (it->index >= f->count)
-		return NULL;
-	l = f->msgs[f->msgs_len + f->count - 1 - it->index];
-	if (it->off + l > f->msgs_len)	/* only for a frame made by hand */
-		return NULL;
-	m = f->msgs + it->off;
-	it->off += l;
-	it->index++;
-	*len = l;
-	return m;
 }
 
 static unsigned int nb_frame_tail(const struct nb_frame_builder *b)

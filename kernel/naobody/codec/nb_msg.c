@@ -57,14 +57,11 @@ static __always_inline void nb_put(u8 *m, unsigned int id, unsigned int j,
 		put_unaligned_be32(v, p);
 }
 
-static __always_inline int nb_find(unsigned int bus, unsigned int address)
+static __always_inline const struct nb_board_desc *nb_map(u8 bus, u8 address)
 {
-	unsigned int i;
-
-	for (i = 0; i < NB_BOARDS; i++)
-		if (nb_boards[i].address == address && nb_boards[i].bus == bus)
-			return i;
-	return -ENOENT;
+	BUILD_BUG_ON(NB_BUS_UPPER != 0 || NB_BUS_LEGS != 1);
+	BUILD_BUG_ON(ARRAY_SIZE(nb_board_map[0]) != 256);
+	return bus <= NB_BUS_LEGS ? nb_board_map[bus][address] : NULL;
 }
 
 /**
@@ -89,7 +86,12 @@ const struct nb_board_desc *nb_board(unsigned int index)
  */
 int nb_board_find(unsigned int bus, unsigned int address)
 {
-	return nb_find(bus, address);
+	const struct nb_board_desc *bd;
+
+	if (bus > 0xff || address > 0xff)
+		return -ENOENT;
+	bd = nb_map(bus, address);
+	return bd ? bd - nb_boards : -ENOENT;
 }
 
 /**
@@ -147,8 +149,9 @@ int nb_msg_len(unsigned int type, unsigned int board)
 	return l->len;
 }
 
-static void nb_set_touch(struct naobody_sensors *s, unsigned int first,
-			 unsigned int n, unsigned int bits)
+static __always_inline void nb_set_touch(struct naobody_sensors *s,
+					 unsigned int first, unsigned int n,
+					 unsigned int bits)
 {
 	u32 mask = (BIT(n) - 1) << first;
 
@@ -165,73 +168,87 @@ static unsigned int nb_get_touch(const struct naobody_sensors *s,
  * From the board: decoding
  */
 
-static int nb_dec_joints(const u8 *m, const struct nb_board_desc *bd,
-			 struct naobody_sensors *s)
+static __always_inline void nb_dec_joint(const u8 *m, unsigned int j,
+					 unsigned int jt,
+					 struct naobody_sensors *s)
 {
-	unsigned int j;
+	s->joint_position[jt] = nb_get(m, NB_F_JOINT_POS, j);
+	s->joint_current[jt] = nb_get(m, NB_F_JOINT_CUR, j);
+	s->joint_temperature[jt] = nb_get(m, NB_F_JOINT_TEMP, j);
+	s->joint_status[jt] = nb_get(m, NB_F_JOINT_STATUS, j);
+}
 
-	for (j = 0; j < bd->joints; j++)
-		if (nb_get(m, NB_F_JOINT_STATUS, j) > NB_JOINT_STATUS_MAX)
+/* A board's joints: one or two (the board table has no other counts) */
+static __always_inline int nb_dec_joints(const u8 *m,
+					 const struct nb_board_desc *bd,
+					 struct naobody_sensors *s)
+{
+	/* a status above 3 has bits outside 0..3 */
+	if (bd->joints == 2) {
+		if ((nb_get(m, NB_F_JOINT_STATUS, 0) |
+		     nb_get(m, NB_F_JOINT_STATUS, 1)) & ~NB_JOINT_STATUS_MAX)
 			return -ERANGE;
-	for (j = 0; j < bd->joints; j++) {
-		unsigned int jt = bd->joint[j];
-
-		s->joint_position[jt] = nb_get(m, NB_F_JOINT_POS, j);
-		s->joint_current[jt] = nb_get(m, NB_F_JOINT_CUR, j);
-		s->joint_temperature[jt] = nb_get(m, NB_F_JOINT_TEMP, j);
-		s->joint_status[jt] = nb_get(m, NB_F_JOINT_STATUS, j);
+		nb_dec_joint(m, 0, bd->joint[0], s);
+		nb_dec_joint(m, 1, bd->joint[1], s);
+	} else if (bd->joints == 1) {
+		if (nb_get(m, NB_F_JOINT_STATUS, 0) & ~NB_JOINT_STATUS_MAX)
+			return -ERANGE;
+		nb_dec_joint(m, 0, bd->joint[0], s);
+	} else {
+		return -ENOENT;
 	}
 	s->updated |= NAOBODY_UPDATED_JOINTS;
 	return 0;
 }
 
-static int nb_dec_board(const u8 *m, size_t len, struct naobody_sensors *s,
-			struct nb_msg_info *info)
+static __always_inline int nb_dec_board(const u8 *m, size_t len,
+					struct naobody_sensors *s,
+					struct nb_msg_info *info)
 {
-	const struct nb_board_desc *bd;
-	int i = nb_find(m[1], m[2]);
+	const struct nb_board_desc *bd = nb_map(m[1], m[2]);
 	int r;
 
-	if (i < 0)
+	if (!bd)
 		return -ENOENT;
-	bd = &nb_boards[i];
-	info->board = i;
-	if (len == NB_LEN_HANDSHAKE) {
-		info->data = m + NB_MSG_HDR;
-		info->len = NB_HANDSHAKE_LEN;
+	if (info)
+		info->board = bd - nb_boards;
+	/* bd->len is the data message's, shorter than a handshake answer */
+	BUILD_BUG_ON(NB_LEN_JOINT(2) >= NB_LEN_HANDSHAKE);
+	BUILD_BUG_ON(NB_LEN_HAND >= NB_LEN_HANDSHAKE);
+	BUILD_BUG_ON(NB_LEN_FOOT >= NB_LEN_HANDSHAKE);
+	if (len != bd->len) {
+		if (len != NB_LEN_HANDSHAKE)
+			return -EMSGSIZE;
+		if (info) {
+			info->data = m + NB_MSG_HDR;
+			info->len = NB_HANDSHAKE_LEN;
+		}
 		return NB_MSG_HANDSHAKE;
 	}
-	switch (bd->kind) {
-	case NAOBODY_BOARD_JOINT:
-		if (len != NB_LEN_JOINT(bd->joints))
-			return -EMSGSIZE;
+	if (bd->kind == NAOBODY_BOARD_JOINT) {
 		r = nb_dec_joints(m, bd, s);
 		return r ? r : NB_MSG_JOINT_BOARD;
-	case NAOBODY_BOARD_HAND:
-		if (len != NB_LEN_HAND)
-			return -EMSGSIZE;
+	}
+	if (bd->kind == NAOBODY_BOARD_HAND) {
 		r = nb_dec_joints(m, bd, s);
 		if (r)
 			return r;
 		nb_set_touch(s, bd->touch, NB_HAND_TOUCHES,
 			     nb_get(m, NB_F_HAND_TOUCH, 0));
 		return NB_MSG_HAND_BOARD;
-	default:	/* NAOBODY_BOARD_FOOT */
-		if (len != NB_LEN_FOOT)
-			return -EMSGSIZE;
-		s->fsr[bd->fsr + NAOBODY_FSR_FRONT_LEFT] = nb_get(m, NB_F_FSR_FL, 0);
-		s->fsr[bd->fsr + NAOBODY_FSR_FRONT_RIGHT] = nb_get(m, NB_F_FSR_FR, 0);
-		s->fsr[bd->fsr + NAOBODY_FSR_REAR_LEFT] = nb_get(m, NB_F_FSR_RL, 0);
-		s->fsr[bd->fsr + NAOBODY_FSR_REAR_RIGHT] = nb_get(m, NB_F_FSR_RR, 0);
-		nb_set_touch(s, bd->touch, NB_FOOT_TOUCHES,
-			     nb_get(m, NB_F_BUMPERS, 0));
-		s->updated |= bd->fsr ? NAOBODY_UPDATED_R_FOOT :
-					NAOBODY_UPDATED_L_FOOT;
-		return NB_MSG_FOOT_BOARD;
 	}
+	/* NAOBODY_BOARD_FOOT */
+	s->fsr[bd->fsr + NAOBODY_FSR_FRONT_LEFT] = nb_get(m, NB_F_FSR_FL, 0);
+	s->fsr[bd->fsr + NAOBODY_FSR_FRONT_RIGHT] = nb_get(m, NB_F_FSR_FR, 0);
+	s->fsr[bd->fsr + NAOBODY_FSR_REAR_LEFT] = nb_get(m, NB_F_FSR_RL, 0);
+	s->fsr[bd->fsr + NAOBODY_FSR_REAR_RIGHT] = nb_get(m, NB_F_FSR_RR, 0);
+	nb_set_touch(s, bd->touch, NB_FOOT_TOUCHES, nb_get(m, NB_F_BUMPERS, 0));
+	s->updated |= bd->fsr ? NAOBODY_UPDATED_R_FOOT : NAOBODY_UPDATED_L_FOOT;
+	return NB_MSG_FOOT_BOARD;
 }
 
-static int nb_dec_device(const u8 *m, size_t len, struct naobody_sensors *s)
+static __always_inline int nb_dec_device(const u8 *m, size_t len,
+					 struct naobody_sensors *s)
 {
 	switch (m[2]) {
 	case NB_ADDR_IMU:
@@ -267,9 +284,10 @@ static int nb_dec_device(const u8 *m, size_t len, struct naobody_sensors *s)
 	return -ENOENT;
 }
 
-static int nb_dec_chest(const u8 *m, size_t len, struct nb_msg_info *info)
+static __always_inline int nb_dec_chest(const u8 *m, size_t len,
+					struct nb_msg_info *info)
 {
-	unsigned int piece;
+	unsigned int piece, slot;
 
 	switch (m[2]) {
 	case NB_ADDR_PREFS:
@@ -280,74 +298,78 @@ static int nb_dec_chest(const u8 *m, size_t len, struct nb_msg_info *info)
 			return -ERANGE;
 		if (len != NB_LEN_PREF(nb_prefs_piece_len(piece)))
 			return -EMSGSIZE;
-		info->piece = piece;
-		info->data = m + NB_OFF_PREF_DATA;
-		info->len = len - NB_OFF_PREF_DATA;
+		if (info) {
+			info->piece = piece;
+			info->data = m + NB_OFF_PREF_DATA;
+			info->len = len - NB_OFF_PREF_DATA;
+		}
 		return NB_MSG_PREF_PIECE;
 	case NB_ADDR_ID:
 		if (len != NB_LEN_ID)
 			return -EMSGSIZE;
-		info->value = nb_get(m, NB_F_ID_SLOT, 0);
-		if (info->value >= NAOBODY_CHEST_ID_SLOTS)
+		slot = nb_get(m, NB_F_ID_SLOT, 0);
+		if (slot >= NAOBODY_CHEST_ID_SLOTS)
 			return -ERANGE;
-		info->data = m + NB_OFF_ID_CHARS;
-		info->len = NAOBODY_CHEST_ID_LEN;
+		if (info) {
+			info->value = slot;
+			info->data = m + NB_OFF_ID_CHARS;
+			info->len = NAOBODY_CHEST_ID_LEN;
+		}
 		return NB_MSG_ID_STRING;
 	case NB_ADDR_MODE:
 		if (len != NB_LEN_MODE)
 			return -EMSGSIZE;
-		info->value = nb_get(m, NB_F_MODE_RESULT, 0);
+		if (info)
+			info->value = nb_get(m, NB_F_MODE_RESULT, 0);
 		return NB_MSG_CHEST_MODE;
 	}
 	return -ENOENT;
 }
 
-static int nb_in_dispatch(const u8 *m, size_t len, struct naobody_sensors *s,
-			  struct nb_msg_info *info)
+/* Most messages are data, then acknowledges: test in that order. */
+static __always_inline int nb_in_dispatch(const u8 *m, size_t len,
+					  struct naobody_sensors *s,
+					  struct nb_msg_info *info)
 {
-	int i;
+	const struct nb_board_desc *bd;
 
-	switch (m[0]) {
-	case NB_KIND_DATA:
-		switch (m[1]) {
-		case NB_BUS_UPPER:
-		case NB_BUS_LEGS:
+	if (m[0] == NB_KIND_DATA) {
+		if (m[1] <= NB_BUS_LEGS)
 			return nb_dec_board(m, len, s, info);
-		case NB_BUS_DEVICES:
+		if (m[1] == NB_BUS_DEVICES)
 			return nb_dec_device(m, len, s);
-		case NB_BUS_CHEST:
-			if (m[2] != NB_ADDR_BUTTON)
-				return -ENOENT;
-			if (len != NB_LEN_BUTTON)
-				return -EMSGSIZE;
-			nb_set_touch(s, NAOBODY_TOUCH_CHEST_BUTTON, 1,
-				     nb_get(m, NB_F_BUTTON, 0));
-			s->updated |= NAOBODY_UPDATED_CHEST_BUTTON;
-			return NB_MSG_CHEST_BUTTON;
-		}
-		return -ENOENT;
-	case NB_KIND_CHEST:
-		if (m[1] != NB_BUS_CHEST)
+		if (m[1] != NB_BUS_CHEST || m[2] != NB_ADDR_BUTTON)
 			return -ENOENT;
-		return nb_dec_chest(m, len, info);
-	case NB_KIND_ACK:
-		if (m[1] == NB_BUS_UPPER || m[1] == NB_BUS_LEGS) {
-			i = nb_find(m[1], m[2]);
-			if (i < 0)
+		if (len != NB_LEN_BUTTON)
+			return -EMSGSIZE;
+		nb_set_touch(s, NAOBODY_TOUCH_CHEST_BUTTON, 1,
+			     nb_get(m, NB_F_BUTTON, 0));
+		s->updated |= NAOBODY_UPDATED_CHEST_BUTTON;
+		return NB_MSG_CHEST_BUTTON;
+	}
+	if (m[0] == NB_KIND_ACK) {
+		if (m[1] <= NB_BUS_LEGS) {
+			bd = nb_map(m[1], m[2]);
+			if (!bd)
 				return -ENOENT;
-			info->board = i;
+			if (info)
+				info->board = bd - nb_boards;
 		} else if (m[1] != NB_BUS_DEVICES && m[1] != NB_BUS_CHEST) {
 			return -ENOENT;
 		}
 		if (len != NB_LEN_ACK)
 			return -EMSGSIZE;
-		info->value = nb_get(m, NB_F_ACK_STATUS, 0);
+		if (info)
+			info->value = nb_get(m, NB_F_ACK_STATUS, 0);
 		return NB_MSG_ACK;
 	}
+	if (m[0] == NB_KIND_CHEST && m[1] == NB_BUS_CHEST)
+		return nb_dec_chest(m, len, info);
 	return -ENOENT;
 }
 
-static void nb_info_init(struct nb_msg_info *info, const u8 *m)
+static __always_inline void nb_info_init(struct nb_msg_info *info,
+					 const u8 *m)
 {
 	info->type = NB_MSG_UNSPEC;
 	info->kind = m[0];
@@ -360,6 +382,22 @@ static void nb_info_init(struct nb_msg_info *info, const u8 *m)
 	info->data = NULL;
 }
 
+static __always_inline int nb_in_decode(const u8 *msg, size_t len,
+					struct naobody_sensors *s,
+					struct nb_msg_info *info)
+{
+	int r;
+
+	if (len < NB_MSG_HDR)
+		return -EMSGSIZE;
+	if (info)
+		nb_info_init(info, msg);
+	r = nb_in_dispatch(msg, len, s, info);
+	if (info && r > 0)
+		info->type = r;
+	return r;
+}
+
 /**
  * nb_in_msg_decode() - decode one message from the board
  * @msg: the message
@@ -367,7 +405,7 @@ static void nb_info_init(struct nb_msg_info *info, const u8 *m)
  * @s: the state; the message's counts are written here and its group is
  *	added to @s->updated. Nothing is written unless the message is valid.
  * @info: what the message was (type, board, acknowledge status,
- *	preference piece, id string, handshake answer)
+ *	preference piece, id string, handshake answer), or NULL
  *
  * Context: any.
  * Return: the enum nb_msg_type (positive); -EMSGSIZE if @len does not fit
@@ -379,15 +417,7 @@ static void nb_info_init(struct nb_msg_info *info, const u8 *m)
 int nb_in_msg_decode(const u8 *msg, size_t len, struct naobody_sensors *s,
 		     struct nb_msg_info *info)
 {
-	int r;
-
-	if (len < NB_MSG_HDR)
-		return -EMSGSIZE;
-	nb_info_init(info, msg);
-	r = nb_in_dispatch(msg, len, s, info);
-	if (r > 0)
-		info->type = r;
-	return r;
+	return nb_in_decode(msg, len, s, info);
 }
 
 /* ------------------------------------------------------------------------
@@ -682,31 +712,37 @@ int nb_in_body(struct nb_frame_builder *b, const struct naobody_sensors *s,
 int nb_in_frame_decode(const void *buf, size_t len, struct naobody_sensors *s,
 		       struct nb_in_stats *st)
 {
-	struct nb_in_stats n = { 0 };
-	struct nb_msg_info info;
-	struct nb_msg_iter it;
+	unsigned int decoded = 0, unknown = 0, l;
+	const u8 *m, *table, *end;
 	struct nb_frame f;
-	const u8 *m;
-	size_t l;
 	int r;
 
 	r = nb_frame_parse(&f, buf, len, NB_FRAME_IN);
 	if (r)
 		return r;
 	s->updated = 0;
-	nb_msg_iter_init(&it, &f);
-	while ((m = nb_msg_next(&it, &l))) {
-		r = nb_in_msg_decode(m, l, s, &info);
+	/*
+	 * The parse proved every message inside the region: walk it bare,
+	 * the table from its end (the first message's length) down.
+	 */
+	m = f.msgs;
+	end = f.msgs + f.msgs_len;
+	table = end + f.count;
+	while (table > end) {
+		l = *--table;
+		r = nb_in_decode(m, l, s, NULL);
+		m += l;
 		if (r > 0)
-			n.decoded++;
+			decoded++;
 		else if (r == -ENOENT)
-			n.unknown++;
-		else
-			n.malformed++;
+			unknown++;
 	}
-	n.messages = f.count;
-	if (st)
-		*st = n;
+	if (st) {
+		st->messages = f.count;
+		st->decoded = decoded;
+		st->unknown = unknown;
+		st->malformed = f.count - decoded - unknown;
+	}
 	return f.count;
 }
 
@@ -797,7 +833,6 @@ static int nb_out_dispatch(const u8 *m, size_t len, struct naobody_actuators *a,
 {
 	const struct nb_board_desc *bd;
 	unsigned int v;
-	int i;
 
 	switch (m[0]) {
 	case NB_KIND_REQUEST:
@@ -820,19 +855,18 @@ static int nb_out_dispatch(const u8 *m, size_t len, struct naobody_actuators *a,
 		}
 		if (m[1] != NB_BUS_UPPER && m[1] != NB_BUS_LEGS)
 			return -ENOENT;
-		i = nb_find(m[1], m[2]);
-		if (i < 0)
+		bd = nb_map(m[1], m[2]);
+		if (!bd)
 			return -ENOENT;
-		info->board = i;
+		info->board = bd - nb_boards;
 		if (len == NB_LEN_HANDSHAKE_REQ && m[3] == NB_HANDSHAKE_OP)
 			return NB_MSG_HANDSHAKE_REQ;
-		return nb_dec_targets(m, len, &nb_boards[i], a);
+		return nb_dec_targets(m, len, bd, a);
 	case NB_KIND_COMMAND:
-		i = nb_find(m[1], m[2]);
-		if (i < 0)
+		bd = nb_map(m[1], m[2]);
+		if (!bd)
 			return -ENOENT;
-		bd = &nb_boards[i];
-		info->board = i;
+		info->board = bd - nb_boards;
 		if (len != NB_LEN_START)
 			return -EMSGSIZE;
 		info->value = nb_get(m, NB_F_START_CMD, 0);

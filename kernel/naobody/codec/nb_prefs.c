@@ -10,23 +10,6 @@
 #include "nb_layout.h"
 
 /**
- * nb_prefs_piece_len() - the length of a preference piece
- * @piece: its index
- *
- * Context: any.
- * Return: NB_PREFS_PIECE, less for the last piece, 0 past it.
- */
-size_t nb_prefs_piece_len(unsigned int piece)
-{
-	size_t off = (size_t)piece * NB_PREFS_PIECE;
-
-	if (piece >= NB_PREFS_PIECES)
-		return 0;
-	return NB_PREFS_SIZE - off < NB_PREFS_PIECE ? NB_PREFS_SIZE - off :
-						      NB_PREFS_PIECE;
-}
-
-/**
  * nb_prefs_asm_init() - start reassembling a preference block
  * @p: the reassembly, about 4.7 KB: keep it off the stack
  *

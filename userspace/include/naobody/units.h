@@ -6,7 +6,7 @@
  * targets in counts (struct naobody_actuators). These functions convert
  * them to and from LoLA's units (struct nb_sensors, struct nb_actuators in
  * <naobody/body.h>) with the calibration from the preference block.
- * Documentation/chest-board-protocol.rst ("From counts to units") gives
+ * Documentation/chest-board-protocol.rst ("Sensor counts") gives
  * every formula; the constants below are the factors it names. Those the
  * spec gives are marked (spec); the others are provisional.
  */
@@ -41,6 +41,9 @@
  */
 extern const float nb_fsr_position[2][4][2];
 
+/* nb_joint_name() - LoLA's name of a joint ("HeadYaw"), NULL past 24. */
+const char *nb_joint_name(unsigned int joint);
+
 /*
  * nb_sensors_from_counts() - convert one cycle's counts.
  * commanded: the stiffness LoLA reports (NULL: 0). out keeps its battery
@@ -54,8 +57,9 @@ void nb_sensors_from_counts(struct nb_sensors *out,
 
 /*
  * nb_sensors_to_counts() - the inverse, for simulated bodies: counts
- * rounded to nearest and clamped to what the wire carries. touch bits are
- * set from touch[] > 0.5; updated is left 0.
+ * rounded to nearest (the codec clamps them to the wire's widths when it
+ * encodes them). touch bits are set from touch[] > 0.5; status is clamped
+ * to 0..3; updated is 0; foot[] and stiffness[] are not used.
  */
 void nb_sensors_to_counts(struct naobody_sensors *out,
 			  const struct nb_sensors *in,
