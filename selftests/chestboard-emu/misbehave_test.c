@@ -236,6 +236,35 @@ TEST_F(emu, falls_silent_for_a_cycle)
 	HEALTHY();
 }
 
+/*
+ * The host gives up on steps (unlinks its URBs after 1 ms, as the driver
+ * does after 20 ms), skips some, and the emulator keeps up: the next
+ * ordinary cycles work.
+ */
+TEST_F(emu, survives_a_host_that_gives_up)
+{
+	uint8_t ack[8], st[2];
+	struct nb_emu_stats s;
+
+	for (int i = 0; i < 40; i++) {
+		ASSERT_EQ(self->len, host_bulk(&self->h, self->h.ep_out, self->frame,
+					       (size_t)self->len, 1, HOST_PATIENT_MS));
+		if (i % 4 == 3)
+			continue;	/* no 0x14, no answer read */
+		host_control(&self->h, HOST_IN, 0x14, 0, 5, ack, 1);
+		if (i % 4 == 2)
+			continue;
+		host_bulk(&self->h, self->h.ep_in, self->c.answer, sizeof(self->c.answer),
+			  0, 1);
+		if (i % 2)
+			host_control(&self->h, HOST_IN, 0x15, 0, 2, st, 1);
+	}
+	for (int i = 0; i < 5; i++)
+		HEALTHY();
+	ASSERT_EQ(0, nb_emu_stats(&self->emu, &s));
+	EXPECT_EQ(45, s.frames);
+}
+
 static void reopen(struct __test_metadata *_metadata, struct nb_emu *emu, struct host *h)
 {
 	host_close(h);

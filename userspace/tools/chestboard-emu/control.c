@@ -394,7 +394,11 @@ static void request(struct emu *e, int slot, char *line)
 		e->storm_left = (unsigned int)a;
 		e->storm_down_ms = (unsigned int)b;
 		e->storm_up_ms = (unsigned int)c;
-		emu_timer_set(e, T_STORM, emu_now());
+		/* the first unbind is done when the reply comes */
+		emu_timer_set(e, T_RECONNECT, 0);
+		if (e->bound)
+			usb_unbind(e);
+		emu_timer_set(e, T_STORM, emu_now() + (uint64_t)b * 1000000);
 		ok(e, slot, NULL);
 	} else if (!strcmp(w[0], "quit")) {
 		ok(e, slot, NULL);

@@ -182,6 +182,7 @@ struct emu {
 	aio_context_t aio;
 	struct emu_io out, in[EMU_IN_SLOTS];
 	unsigned int out_errors;		/* bulk OUT failures in a row */
+	uint8_t frame[EMU_OUT_BUF];		/* the frame being handled */
 	uint8_t ack_halt_buf[8];
 
 	/* the exchange */

@@ -312,20 +312,24 @@ static void reap(struct emu *e, const struct io_event *ev)
 
 	if (ev->data == IO_OUT) {
 		e->out.busy = false;
-		if (res > 0) {
-			exchange_frame(e, e->out.buf, (size_t)res);
-		} else if (res < 0 && res != -EAGAIN && res != -ESHUTDOWN &&
-			   res != -ECONNRESET) {
+		if (res > 0)
+			memcpy(e->frame, e->out.buf, (size_t)res);
+		else if (res < 0 && res != -EAGAIN && res != -ESHUTDOWN &&
+			 res != -ECONNRESET)
 			emu_log(e, 1, "bulk OUT: %s", strerror((int)-res));
-		}
 		/*
-		 * Errors come with a disable, after which the next ENABLE
-		 * resubmits; but that ENABLE may have come before this
-		 * completion, so resubmit while enabled, a few times.
+		 * The next read is queued before this frame is looked at,
+		 * so that the host's next frame finds one whatever happens
+		 * to this one. Errors come with a disable, after which the
+		 * next ENABLE resubmits; but that ENABLE may have come
+		 * before this completion, so resubmit while enabled, a few
+		 * times.
 		 */
 		e->out_errors = res < 0 ? e->out_errors + 1 : 0;
 		if (e->out_errors < 3)
 			usb_submit_out(e);
+		if (res > 0)
+			exchange_frame(e, e->frame, (size_t)res);
 		return;
 	}
 	if (ev->data < IO_IN || ev->data >= IO_IN + EMU_IN_SLOTS)
