@@ -17,10 +17,21 @@
 
 #define ALL_BOARDS	((1ULL << NB_BOARDS) - 1)
 
+/*
+ * The emulator's arguments when a test gives none: -v, and a 0x14 that
+ * waits up to 500 ms for its frame rather than the host's 20 ms. A busy
+ * machine starves the VM, and FunctionFS delivers a frame's data through
+ * a workqueue: the data can come after its 0x14 by more than 20 ms, which
+ * would fail tests that are about other things.
+ */
+#define EMU_TEST_ACK_WAIT_MS	500
+static const char *const emu_test_args[] = { "-v", "--ack-wait", "500", NULL };
+
 /* Start the emulator with extra arguments (NULL-terminated) and claim it. */
 static inline int emu_up(struct nb_emu *emu, struct host *h, const char *const *args)
 {
-	struct nb_emu_options o = { .args = args, .timeout_ms = 20000 };
+	struct nb_emu_options o = { .args = args ? args : emu_test_args,
+				    .timeout_ms = 20000 };
 	int r = nb_emu_start(emu, &o);
 
 	if (r)

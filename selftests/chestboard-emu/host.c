@@ -90,8 +90,12 @@ int host_open(struct host *h, const char *sysfs_dev)
 
 	memset(h, 0, sizeof(*h));
 	h->fd = -1;
+	h->timeout_ms = h->in_timeout_ms = HOST_PATIENT_MS;
 	if (bus <= 0 || dev <= 0)
 		return -ENODEV;
+	/* sysfs shows a device before the host has configured it */
+	for (int i = 0; i < 250 && sysfs_num(sysfs_dev, "bConfigurationValue") != 1; i++)
+		usleep(20000);
 	snprintf(path, sizeof(path), "/dev/bus/usb/%03d/%03d", bus, dev);
 	h->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (h->fd < 0)
@@ -176,11 +180,11 @@ int host_clear_halt(struct host *h, uint8_t ep)
 
 int host_startup(struct host *h, uint8_t version[4])
 {
-	int r = host_control(h, HOST_OUT, 0x13, 0, 0, NULL, 100);
+	int r = host_control(h, HOST_OUT, 0x13, 0, 0, NULL, h->timeout_ms);
 
 	if (r < 0)
 		return r;
-	r = host_control(h, HOST_IN, 0x02, 0, 4, version, 100);
+	r = host_control(h, HOST_IN, 0x02, 0, 4, version, h->timeout_ms);
 	return r == 4 ? 0 : r < 0 ? r : -EMSGSIZE;
 }
 
@@ -190,15 +194,15 @@ int host_cycle(struct host *h, const void *frame, size_t len, struct host_cycle 
 
 	memset(c, 0, sizeof(*c));
 	c->ack = c->in = c->status = -ENODATA;
-	c->out = host_bulk(h, h->ep_out, (void *)frame, len, 1, HOST_TIMEOUT_MS);
+	c->out = host_bulk(h, h->ep_out, (void *)frame, len, 1, h->timeout_ms);
 	if (c->out >= 0)
-		c->ack = host_control(h, HOST_IN, 0x14, 0, 5, c->ackbuf, HOST_TIMEOUT_MS);
+		c->ack = host_control(h, HOST_IN, 0x14, 0, 5, c->ackbuf, h->timeout_ms);
 	if (c->ack >= 0) {
 		c->in = host_bulk(h, h->ep_in, c->answer, sizeof(c->answer), 0,
-				  HOST_TIMEOUT_MS);
+				  h->in_timeout_ms);
 		if (c->in == -ETIMEDOUT)
 			c->status = host_control(h, HOST_IN, 0x15, 0, 2, c->statbuf,
-						 HOST_TIMEOUT_MS);
+						 h->timeout_ms);
 	}
 	c->ns = now_ns() - t0;
 	return c->out < 0 ? c->out : c->ack < 0 ? c->ack : c->in < 0 ? c->in : 0;

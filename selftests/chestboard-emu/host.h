@@ -16,6 +16,13 @@ struct host {
 	uint16_t maxp_in, maxp_out;
 	unsigned int iso;		/* isochronous endpoints in interface 0 */
 	uint8_t intf_class;
+	/*
+	 * Per-step timeout of host_cycle(): the spec's 20 ms when a test is
+	 * about timeouts, longer otherwise, so that a VM starved by a busy
+	 * machine doesn't fail a test about something else.
+	 */
+	unsigned int timeout_ms;
+	unsigned int in_timeout_ms;	/* the same for the IN read */
 };
 
 /* Vendor requests, as the driver sends them */
@@ -23,6 +30,7 @@ struct host {
 #define HOST_IN		0xc0		/* vendor, device, device to host */
 
 #define HOST_TIMEOUT_MS	20		/* the spec's per-step timeout */
+#define HOST_PATIENT_MS	1000		/* host_open()'s default */
 
 int host_open(struct host *h, const char *sysfs_dev);
 void host_close(struct host *h);

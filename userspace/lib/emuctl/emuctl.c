@@ -411,6 +411,7 @@ int nb_emu_stats(struct nb_emu *emu, struct nb_emu_stats *st)
 	static const struct { const char *name; size_t off; } keys[] = {
 #define K(n) { #n, offsetof(struct nb_emu_stats, n) }
 		K(frames), K(bad_frames), K(acks), K(ack_waits), K(ack_timeouts),
+		K(ack_wait_max_us),
 		K(answers), K(answers_read), K(answers_dropped),
 		K(status_requests), K(start_requests), K(version_requests),
 		K(stalls), K(misbehaviours), K(connects), K(enables),

@@ -98,6 +98,7 @@ struct nb_emu_stats {
 	uint64_t acks;			/* 0x14 answered */
 	uint64_t ack_waits;		/* 0x14 that came before their frame */
 	uint64_t ack_timeouts;		/* ... whose frame never came (stalled) */
+	uint64_t ack_wait_max_us;	/* longest a 0x14 waited for its frame */
 	uint64_t answers;		/* answers queued */
 	uint64_t answers_read;		/* answers the host read in full */
 	uint64_t answers_dropped;	/* answers withdrawn unread */

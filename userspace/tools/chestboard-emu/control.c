@@ -163,14 +163,15 @@ static void stats(struct emu *e, int slot)
 	const struct nb_emu_stats *s = &e->st;
 
 	ok(e, slot, "frames=%" PRIu64 " bad_frames=%" PRIu64 " acks=%" PRIu64
-	   " ack_waits=%" PRIu64 " ack_timeouts=%" PRIu64 " answers=%" PRIu64
+	   " ack_waits=%" PRIu64 " ack_timeouts=%" PRIu64
+	   " ack_wait_max_us=%" PRIu64 " answers=%" PRIu64
 	   " answers_read=%" PRIu64 " answers_dropped=%" PRIu64
 	   " status_requests=%" PRIu64 " start_requests=%" PRIu64
 	   " version_requests=%" PRIu64 " stalls=%" PRIu64
 	   " misbehaviours=%" PRIu64 " connects=%" PRIu64 " enables=%" PRIu64
 	   " started_boards=0x%" PRIx64 " cycle=%" PRIu64,
 	   s->frames, s->bad_frames, s->acks, s->ack_waits, s->ack_timeouts,
-	   s->answers, s->answers_read, s->answers_dropped, s->status_requests,
+	   s->ack_wait_max_us, s->answers, s->answers_read, s->answers_dropped, s->status_requests,
 	   s->start_requests, s->version_requests, s->stalls, s->misbehaviours,
 	   s->connects, s->enables, e->boards.started, e->body.next);
 }
@@ -393,7 +394,11 @@ static void request(struct emu *e, int slot, char *line)
 		e->storm_left = (unsigned int)a;
 		e->storm_down_ms = (unsigned int)b;
 		e->storm_up_ms = (unsigned int)c;
-		emu_timer_set(e, T_STORM, emu_now());
+		/* the first unbind is done when the reply comes */
+		emu_timer_set(e, T_RECONNECT, 0);
+		if (e->bound)
+			usb_unbind(e);
+		emu_timer_set(e, T_STORM, emu_now() + (uint64_t)b * 1000000);
 		ok(e, slot, NULL);
 	} else if (!strcmp(w[0], "quit")) {
 		ok(e, slot, NULL);

@@ -41,7 +41,12 @@
 #define EMU_MAX_WAVES		32
 #define EMU_PENDING_MAX		64	/* queued request answers */
 
+#define EMU_SILENT_MS		100	/* a silent hold's end: past 20 ms */
+#define EMU_EP0_TIMEOUT_MS	50	/* longest an ep0 answer may block */
+#define EMU_MIN_ANSWER		65	/* see exchange.c: dummy_hcd's FIFO */
+
 /* epoll tags */
+#define EMU_TAG_EP0		1
 #define EMU_TAG_CONTROL		4	/* the listening socket */
 #define EMU_TAG_CLIENT		100	/* client slot i: EMU_TAG_CLIENT + i */
 
@@ -177,6 +182,7 @@ struct emu {
 	aio_context_t aio;
 	struct emu_io out, in[EMU_IN_SLOTS];
 	unsigned int out_errors;		/* bulk OUT failures in a row */
+	uint8_t frame[EMU_OUT_BUF];		/* the frame being handled */
 	uint8_t ack_halt_buf[8];
 
 	/* the exchange */
@@ -185,8 +191,10 @@ struct emu {
 	uint32_t last_crc;		/* of the newest frame's bytes */
 	bool last_bad;
 	bool held;			/* a 0x14 waits for its frame */
+	bool ep0_watched;		/* ep0 is in the epoll set */
 	bool hold_silent;		/* ... and shall never be answered */
 	struct usb_ctrlrequest held_setup;
+	uint64_t held_since;		/* when the held 0x14 came */
 	uint16_t status;		/* EMU_ST_* */
 	uint8_t cycle_misb;		/* this cycle's misbehaviour */
 	bool want_imu, want_battery, want_sonar;	/* this cycle's requests */
@@ -228,15 +236,18 @@ void usb_aio_events(struct emu *e);
 void usb_disabled(struct emu *e);
 
 /* ep0.c */
+void ep0_init(void);
 void ep0_events(struct emu *e);
 void ep0_frame_arrived(struct emu *e);
 void ep0_ack_timeout(struct emu *e);
+void ep0_release(struct emu *e);
 
 /* exchange.c */
 void exchange_frame(struct emu *e, const uint8_t *buf, size_t len);
 void exchange_answer_done(struct emu *e, uint64_t seq, long res);
 void exchange_drop_answer(struct emu *e);
 void exchange_fill(struct emu *e, struct nb_frame_builder *b, size_t reserve);
+void exchange_pad(struct emu *e, struct nb_frame_builder *b);
 
 /* body.c */
 void body_init(struct emu_body *b);

@@ -13,14 +13,26 @@
  * FunctionFS can deliver the 0x14 setup before the data of the frame it
  * acknowledges. Such a request is held, unanswered, until the frame
  * arrives or ack_wait_ms pass; then it is stalled rather than answered
- * with an older frame's CRC. While a setup is held ep0 must not be read:
- * a read would stall it. ep0 is polled edge-triggered, and FunctionFS
- * wakes it only when it adds an event, which also cancels a held setup;
- * so a wake-up while holding means the host gave up on it.
+ * with an older frame's CRC. While a setup is held, ep0 is not watched:
+ * FunctionFS reports a pending setup as readable for as long as it is
+ * pending, and a read would stall it. Any event FunctionFS adds meanwhile
+ * cancels the held setup, which the answer's write() then reports
+ * (EIDRM); the events are read when the hold ends. A silent hold (the
+ * silence misbehaviour) ends when the next frame arrives or after
+ * EMU_SILENT_MS, past the host's 20 ms timeout.
+ *
+ * Answering a setup blocks in FunctionFS until the host has taken the
+ * data (or the status stage); if the host gave up on the request it
+ * blocks until the next setup. So every answer runs under a one-shot
+ * SIGALRM of EMU_EP0_TIMEOUT_MS, which makes FunctionFS dequeue it and
+ * return EINTR.
  */
 #include <endian.h>
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <linux/usb/functionfs.h>
@@ -36,6 +48,27 @@ static const char *const event_name[] = {
 	[FUNCTIONFS_SUSPEND] = "suspend",
 	[FUNCTIONFS_RESUME] = "resume",
 };
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* SIGALRM interrupts a blocked ep0 call: no SA_RESTART. */
+void ep0_init(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+}
+
+static void guard(bool on)
+{
+	struct itimerval it = { { 0, 0 }, { 0, on ? EMU_EP0_TIMEOUT_MS * 1000 : 0 } };
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
 
 /* Stall the pending setup (a read() against an IN request's direction). */
 static void stall(struct emu *e, const struct usb_ctrlrequest *s)
@@ -60,9 +93,14 @@ static int answer(struct emu *e, const struct usb_ctrlrequest *s,
 
 	if (len > w)
 		len = w;
+	guard(true);
 	n = write(e->g.ep0, data, len);
+	guard(false);
 	if (n < 0) {
-		/* EIDRM: the host gave up on the request and sent another */
+		/*
+		 * EIDRM: the host gave up on the request and sent another;
+		 * EINTR: it took longer than EMU_EP0_TIMEOUT_MS
+		 */
 		if (errno != EIDRM)
 			emu_log(e, 1, "ep0 answer to %02x: %s", s->bRequest,
 				strerror(errno));
@@ -96,16 +134,38 @@ static void ack(struct emu *e, const struct usb_ctrlrequest *s)
 	}
 }
 
+/* Watch ep0 for events, or stop while a setup is held. */
+static void watch(struct emu *e, bool on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLIN : 0, .data.u64 = EMU_TAG_EP0 };
+
+	if (e->ep0_watched == on)
+		return;
+	if (epoll_ctl(e->epfd, EPOLL_CTL_MOD, e->g.ep0, &ev))
+		emu_log(e, 0, "epoll ep0: %s", strerror(errno));
+	e->ep0_watched = on;
+}
+
 static void hold(struct emu *e, const struct usb_ctrlrequest *s, bool silent)
 {
+	if (!silent && !e->held) {
+		e->st.ack_waits++;
+		e->held_since = emu_now();
+	}
 	e->held = true;
 	e->hold_silent = silent;
 	e->held_setup = *s;
-	if (!silent) {
-		emu_timer_set(e, T_ACK, emu_now() +
-			      (uint64_t)e->opt.ack_wait_ms * 1000000);
-		e->st.ack_waits++;
-	}
+	emu_timer_set(e, T_ACK, emu_now() + 1000000ull *
+		      (uint64_t)(silent ? EMU_SILENT_MS : e->opt.ack_wait_ms));
+	watch(e, false);
+}
+
+/* The hold is over (answered, stalled or cancelled): watch ep0 again. */
+void ep0_release(struct emu *e)
+{
+	e->held = e->hold_silent = false;
+	emu_timer_set(e, T_ACK, 0);
+	watch(e, true);
 }
 
 static void setup(struct emu *e, const struct usb_ctrlrequest *s)
@@ -128,9 +188,11 @@ static void setup(struct emu *e, const struct usb_ctrlrequest *s)
 		e->protocol_started = true;
 		e->status |= EMU_ST_STARTED;
 		/* the status stage (and any data, which is ignored) */
+		guard(true);
 		if (read(e->g.ep0, buf, le16toh(s->wLength) < sizeof(buf) ?
 			 le16toh(s->wLength) : sizeof(buf)) < 0 && errno != EIDRM)
 			emu_log(e, 1, "ep0 0x13: %s", strerror(errno));
+		guard(false);
 		return;
 	case EMU_REQ_VERSION:
 		if (!in)
@@ -166,8 +228,15 @@ static void setup(struct emu *e, const struct usb_ctrlrequest *s)
 		rec = record_find(&e->rec, e->frames - 1);
 		if (rec)
 			rec->flags |= NB_EMU_F_STATUS_ASKED;
-		/* The host gave up on this cycle's answer. */
-		exchange_drop_answer(e);
+		/*
+		 * The host gave up on this cycle's answer; it asks 0x15 only
+		 * after the 0x14 of the newest frame. A 0x15 read while a
+		 * newer frame waits for its 0x14 is an old one that waited
+		 * in FunctionFS (after a silent cycle) and must not withdraw
+		 * the newer answer.
+		 */
+		if (e->frames == e->acked)
+			exchange_drop_answer(e);
 		buf[0] = e->status >> 8;
 		buf[1] = e->status;
 		answer(e, s, buf, 2);
@@ -216,21 +285,14 @@ void ep0_events(struct emu *e)
 	struct usb_functionfs_event ev[4];
 	ssize_t n;
 
-	if (e->held) {
-		/*
-		 * Woken while holding: an event came, which cancelled the
-		 * held setup. The read returns EIDRM for a cancelled setup
-		 * (and would stall one that wasn't, which is also fine for
-		 * a setup held this long).
-		 */
-		stall(e, &e->held_setup);
-		e->held = e->hold_silent = false;
-		emu_timer_set(e, T_ACK, 0);
-	}
 	while (!e->held && !e->quit) {
 		n = read(e->g.ep0, ev, sizeof(ev));
 		if (n < 0) {
-			if (errno == EIDRM || errno == EINTR)
+			/*
+			 * EIDRM: a setup the host gave up on; EL2HLT: this
+			 * read stalled one an interrupted answer left pending
+			 */
+			if (errno == EIDRM || errno == EINTR || errno == EL2HLT)
 				continue;
 			if (errno != EAGAIN)
 				emu_log(e, 0, "ep0: %s", strerror(errno));
@@ -241,35 +303,50 @@ void ep0_events(struct emu *e)
 	}
 }
 
-/* A frame arrived: answer a 0x14 that waited for it. */
+/*
+ * A frame arrived: answer a 0x14 that waited for it. A silent hold ends
+ * too: the host has moved on to this frame.
+ */
 void ep0_frame_arrived(struct emu *e)
 {
-	if (!e->held || e->hold_silent)
+	struct nb_emu_frame *rec;
+
+	if (!e->held)
 		return;
-	emu_timer_set(e, T_ACK, 0);
-	e->held = false;
+	if (e->hold_silent) {
+		stall(e, &e->held_setup);	/* EIDRM if already cancelled */
+		ep0_release(e);
+		ep0_events(e);
+		return;
+	}
 	if (e->cycle_misb == NB_EMU_MISB_SILENCE) {
-		e->held = e->hold_silent = true;
+		hold(e, &e->held_setup, true);
 		return;
 	}
 	ack(e, &e->held_setup);
-	{
-		struct nb_emu_frame *rec = record_find(&e->rec, e->frames - 1);
-
-		if (rec)
-			rec->flags |= NB_EMU_F_ACK_WAITED;
-	}
+	if ((emu_now() - e->held_since) / 1000 > e->st.ack_wait_max_us)
+		e->st.ack_wait_max_us = (emu_now() - e->held_since) / 1000;
+	rec = record_find(&e->rec, e->frames - 1);
+	if (rec)
+		rec->flags |= NB_EMU_F_ACK_WAITED;
+	ep0_release(e);
 	ep0_events(e);
 }
 
-/* A held 0x14 waited ack_wait_ms and its frame never came: stall it. */
+/*
+ * A held 0x14 waited ack_wait_ms and its frame never came: stall it. A
+ * silent hold ran out: the host has given up on it; let it go.
+ */
 void ep0_ack_timeout(struct emu *e)
 {
-	if (!e->held || e->hold_silent)
+	if (!e->held)
 		return;
-	emu_log(e, 1, "0x14 came %d ms before any frame: stalled", e->opt.ack_wait_ms);
+	if (!e->hold_silent) {
+		emu_log(e, 1, "0x14 came %d ms before any frame: stalled",
+			e->opt.ack_wait_ms);
+		e->st.ack_timeouts++;
+	}
 	stall(e, &e->held_setup);
-	e->held = false;
-	e->st.ack_timeouts++;
+	ep0_release(e);
 	ep0_events(e);
 }

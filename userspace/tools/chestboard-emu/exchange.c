@@ -17,6 +17,14 @@
  * strings, chest mode results; what doesn't fit waits for the next
  * frame), the inertial unit, battery and sonar if the frame asked for
  * them, the chest button, and the data of every started board.
+ *
+ * Answers are at least EMU_MIN_ANSWER (65) bytes long. dummy_hcd emulates
+ * a one-request FIFO on IN endpoints: a request of up to 64 bytes queued
+ * on an idle endpoint is copied into it and completed at once, and no
+ * usb_ep_dequeue() can take it back afterwards, so a short answer the host
+ * never read would be the next cycle's. A shorter answer is filled up with
+ * acknowledges from the chest board (04 03 05 00), which a driver decodes
+ * and has no use for.
  */
 #include <errno.h>
 #include <string.h>
@@ -131,6 +139,18 @@ void exchange_fill(struct emu *e, struct nb_frame_builder *b, size_t reserve)
 	}
 }
 
+/* Fill an answer up to EMU_MIN_ANSWER bytes with acknowledges. */
+void exchange_pad(struct emu *e, struct nb_frame_builder *b)
+{
+	const struct nb_msg_info ack = { .type = NB_MSG_ACK, .board = NB_NO_BOARD,
+					 .bus = 3, .address = 5 };
+
+	while (b->end + b->count + NB_FRAME_CRC_LEN < EMU_MIN_ANSWER &&
+	       fits(b, NB_MSG_HDR + 1, 0) &&
+	       nb_in_msg_encode(b, &ack, &e->body.now) == 0)
+		;
+}
+
 /* The ordinary answer, in e->answer; its length, or a negative errno. */
 static int build_answer(struct emu *e)
 {
@@ -138,6 +158,7 @@ static int build_answer(struct emu *e)
 
 	nb_frame_begin(&b, e->answer, (size_t)e->opt.in_size, NB_FRAME_IN);
 	exchange_fill(e, &b, 0);
+	exchange_pad(e, &b);
 	return nb_frame_end(&b, NULL);
 }
 
@@ -295,6 +316,8 @@ void exchange_frame(struct emu *e, const uint8_t *buf, size_t len)
 		}
 		/* a ZLP ends a 64n-byte answer that doesn't fill the read */
 		zlp = zlp && n % EMU_PACKET == 0 && n < e->opt.in_size;
+		emu_log(e, 3, "frame %llu: answer of %d bytes%s", (unsigned long long)seq,
+			n, zlp ? " and a ZLP" : "");
 		if (usb_submit_in(e, seq, (size_t)n, zlp) == 0) {
 			rec->flags |= NB_EMU_F_ANSWER_QUEUED;
 			rec->answer_len = (uint32_t)n;
@@ -314,6 +337,7 @@ void exchange_answer_done(struct emu *e, uint64_t seq, long res)
 {
 	struct nb_emu_frame *rec = record_find(&e->rec, seq);
 
+	emu_log(e, 3, "answer %llu: %ld", (unsigned long long)seq, res);
 	if (rec && res >= 0 && (uint32_t)res == rec->answer_len) {
 		rec->flags |= NB_EMU_F_ANSWER_READ;
 		rec->answer_ns = emu_now();

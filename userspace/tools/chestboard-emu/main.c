@@ -22,7 +22,7 @@
 
 #include "emu.h"
 
-enum { TAG_EP0 = 1, TAG_AIO, TAG_TIMER, TAG_CONTROL = EMU_TAG_CONTROL, TAG_SIGNAL };
+enum { TAG_EP0 = EMU_TAG_EP0, TAG_AIO, TAG_TIMER, TAG_CONTROL = EMU_TAG_CONTROL, TAG_SIGNAL };
 
 static const char usage[] =
 "Usage: chestboard-emu [OPTION]...\n"
@@ -38,7 +38,7 @@ static const char usage[] =
 "      --chest-version HEX the 4 bytes request 0x02 answers (default 0x00020029)\n"
 "      --board-version N   the motor boards' configuration version (default 10)\n"
 "      --body-id STRING    id string slot 3 and the preferences' body id\n"
-"      --ack-wait MS       how long a 0x14 waits for its frame (default 18)\n"
+"      --ack-wait MS       how long a 0x14 waits for its frame (default 20)\n"
 "      --in-size BYTES     what the host reads per answer (default 512)\n"
 "      --record N          command frames kept for 'frames' (default 8192)\n"
 "      --all-boards        every board sends its data without a start command\n"
@@ -208,7 +208,7 @@ static int options(struct emu *e, int argc, char **argv)
 
 	*o = (struct emu_opts) {
 		.name = "chestboard", .udc = "dummy_udc.0", .socket = NB_EMU_SOCKET,
-		.product = 0x0006, .version = 0x00020029, .ack_wait_ms = 18,
+		.product = 0x0006, .version = 0x00020029, .ack_wait_ms = 20,
 		.in_size = NB_IN_FRAME_MAX, .record = 8192,
 		.board_version = 10, .ready_fd = -1, .follow = 1,
 		.body_id = "P0000073A07SEMU00042",
@@ -329,6 +329,7 @@ static int start(struct emu *e)
 	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	ep0_init();
 	e->sigfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (e->epfd < 0 || e->tfd < 0 || e->sigfd < 0)
 		return -errno;
@@ -339,7 +340,8 @@ static int start(struct emu *e)
 	err = usb_setup(e);
 	if (err)
 		return err;
-	err = add(e, e->g.ep0, EPOLLIN | EPOLLET, TAG_EP0);
+	err = add(e, e->g.ep0, EPOLLIN, TAG_EP0);
+	e->ep0_watched = true;
 	err = err ?: add(e, e->evfd, EPOLLIN, TAG_AIO);
 	err = err ?: add(e, e->tfd, EPOLLIN, TAG_TIMER);
 	err = err ?: add(e, e->sigfd, EPOLLIN, TAG_SIGNAL);

@@ -13,7 +13,8 @@
  *   overlong   the body, then 4-byte acknowledge messages until the frame
  *              is arg bytes (default in_size + 88); CRC valid. The host's
  *              read fills at in_size and the rest is withdrawn later
- *   short      the answer cut at arg bytes (default half), a short packet
+ *   short      the answer cut at arg bytes (default half, above 64), a
+ *              short packet
  *   no_zlp     the answer padded to a multiple of 64 bytes with one
  *              unknown message, and sent without its zero-length packet
  *
@@ -85,6 +86,7 @@ static int build(struct emu *e, struct nb_frame_builder *b, unsigned int flags,
 {
 	nb_frame_begin(b, e->answer, cap, NB_FRAME_IN | flags);
 	exchange_fill(e, b, reserve);
+	exchange_pad(e, b);
 	return b->err;
 }
 
@@ -119,7 +121,9 @@ int misb_answer(struct emu *e, int m, bool *zlp)
 			*p = *p == 0xff ? 0xfe : *p + 1;
 			reseal(e->answer, (size_t)n);
 		} else {
-			target = e->misb.arg[m] > 0 ? e->misb.arg[m] : n / 2;
+			/* above 64 bytes: see EMU_MIN_ANSWER */
+			target = e->misb.arg[m] > 0 ? e->misb.arg[m] :
+				 n / 2 > EMU_MIN_ANSWER ? n / 2 : EMU_MIN_ANSWER;
 			if (target >= n)
 				target = n - 1;
 			if (target % EMU_PACKET == 0)
@@ -148,7 +152,7 @@ int misb_answer(struct emu *e, int m, bool *zlp)
 		/* one message of m bytes adds m + 1 (its table entry) */
 		n = (int)(b.end + b.count + NB_FRAME_CRC_LEN);
 		pad = (size_t)((EMU_PACKET - n % EMU_PACKET) % EMU_PACKET);
-		if (pad && pad < NB_MSG_HDR + 1)
+		if ((pad && pad < NB_MSG_HDR + 1) || n + (int)pad <= EMU_PACKET)
 			pad += EMU_PACKET;
 		if (pad) {
 			p = nb_frame_add(&b, pad - 1);

@@ -194,16 +194,13 @@ int usb_unbind(struct emu *e)
 void usb_disabled(struct emu *e)
 {
 	e->enabled = false;
-	e->held = false;
-	e->hold_silent = false;
-	emu_timer_set(e, T_ACK, 0);
+	if (e->held)
+		ep0_release(e);	/* the event that came cancelled it */
 }
 
-static int submit(struct emu *e, struct emu_io *io, int fd, uint64_t tag,
-		  int opcode, const void *buf, size_t len)
+static void prep(struct emu *e, struct emu_io *io, int fd, uint64_t tag,
+		 int opcode, const void *buf, size_t len)
 {
-	struct iocb *cbp = &io->cb;
-
 	memset(&io->cb, 0, sizeof(io->cb));
 	io->cb.aio_data = tag;
 	io->cb.aio_lio_opcode = opcode;
@@ -212,12 +209,31 @@ static int submit(struct emu *e, struct emu_io *io, int fd, uint64_t tag,
 	io->cb.aio_nbytes = len;
 	io->cb.aio_flags = IOCB_FLAG_RESFD;
 	io->cb.aio_resfd = e->evfd;
-	if (io_submit(e->aio, 1, &cbp) != 1)
-		return -errno;
-	io->busy = true;
 	io->cancelled = false;
 	io->len = len;
-	return 0;
+}
+
+/* Submit n prepared transfers at once; 0, or -errno if any failed. */
+static int submit_all(struct emu *e, struct emu_io **io, int n)
+{
+	struct iocb *cbs[2];
+	long done;
+
+	for (int i = 0; i < n; i++)
+		cbs[i] = &io[i]->cb;
+	done = io_submit(e->aio, n, cbs);
+	for (long i = 0; i < (done > 0 ? done : 0); i++)
+		io[i]->busy = true;
+	if (done == n)
+		return 0;
+	return done < 0 ? -errno : -EAGAIN;
+}
+
+static int submit(struct emu *e, struct emu_io *io, int fd, uint64_t tag,
+		  int opcode, const void *buf, size_t len)
+{
+	prep(e, io, fd, tag, opcode, buf, len);
+	return submit_all(e, &io, 1);
 }
 
 int usb_submit_out(struct emu *e)
@@ -233,10 +249,11 @@ int usb_submit_out(struct emu *e)
 	return err;
 }
 
-static struct emu_io *free_in_slot(struct emu *e, unsigned int *slot)
+static struct emu_io *free_in_slot(struct emu *e, unsigned int *slot,
+				   const struct emu_io *taken)
 {
 	for (unsigned int i = 0; i < EMU_IN_SLOTS; i++) {
-		if (!e->in[i].busy) {
+		if (!e->in[i].busy && &e->in[i] != taken) {
 			*slot = i;
 			return &e->in[i];
 		}
@@ -252,29 +269,32 @@ static struct emu_io *free_in_slot(struct emu *e, unsigned int *slot)
  */
 int usb_submit_in(struct emu *e, uint64_t seq, size_t len, bool zlp)
 {
-	struct emu_io *io;
+	struct emu_io *io[2];
 	unsigned int slot;
-	int err;
+	int n = zlp ? 2 : 1, err;
 
 	if (!e->enabled)
 		return -ESHUTDOWN;
 	usb_cancel_in(e);
-	for (int part = 0; part < (zlp ? 2 : 1); part++) {
-		io = free_in_slot(e, &slot);
-		if (!io) {
+	for (int part = 0; part < n; part++) {
+		io[part] = free_in_slot(e, &slot, part ? io[0] : NULL);
+		if (!io[part]) {
 			emu_log(e, 0, "bulk IN: every slot is still being withdrawn");
 			return -EBUSY;
 		}
-		io->seq = seq;
-		io->zlp = part == 1;
-		err = submit(e, io, e->g.ep_in, IO_IN + slot, IOCB_CMD_PWRITE,
-			     e->answer, part ? 0 : len);
-		if (err) {
-			emu_log(e, 0, "bulk IN write: %s", strerror(-err));
-			return err;
-		}
+		io[part]->seq = seq;
+		io[part]->zlp = part == 1;
+		prep(e, io[part], e->g.ep_in, IO_IN + slot, IOCB_CMD_PWRITE,
+		     e->answer, part ? 0 : len);
 	}
-	return 0;
+	/*
+	 * One io_submit for both, so that the ZLP is queued while the answer
+	 * still is: see EMU_MIN_ANSWER in exchange.c for why that matters.
+	 */
+	err = submit_all(e, io, n);
+	if (err)
+		emu_log(e, 0, "bulk IN write: %s", strerror(-err));
+	return err;
 }
 
 bool usb_in_queued(struct emu *e)
@@ -292,20 +312,24 @@ static void reap(struct emu *e, const struct io_event *ev)
 
 	if (ev->data == IO_OUT) {
 		e->out.busy = false;
-		if (res > 0) {
-			exchange_frame(e, e->out.buf, (size_t)res);
-		} else if (res < 0 && res != -EAGAIN && res != -ESHUTDOWN &&
-			   res != -ECONNRESET) {
+		if (res > 0)
+			memcpy(e->frame, e->out.buf, (size_t)res);
+		else if (res < 0 && res != -EAGAIN && res != -ESHUTDOWN &&
+			 res != -ECONNRESET)
 			emu_log(e, 1, "bulk OUT: %s", strerror((int)-res));
-		}
 		/*
-		 * Errors come with a disable, after which the next ENABLE
-		 * resubmits; but that ENABLE may have come before this
-		 * completion, so resubmit while enabled, a few times.
+		 * The next read is queued before this frame is looked at,
+		 * so that the host's next frame finds one whatever happens
+		 * to this one. Errors come with a disable, after which the
+		 * next ENABLE resubmits; but that ENABLE may have come
+		 * before this completion, so resubmit while enabled, a few
+		 * times.
 		 */
 		e->out_errors = res < 0 ? e->out_errors + 1 : 0;
 		if (e->out_errors < 3)
 			usb_submit_out(e);
+		if (res > 0)
+			exchange_frame(e, e->frame, (size_t)res);
 		return;
 	}
 	if (ev->data < IO_IN || ev->data >= IO_IN + EMU_IN_SLOTS)
@@ -324,12 +348,15 @@ static void reap(struct emu *e, const struct io_event *ev)
 void usb_cancel_in(struct emu *e)
 {
 	struct io_event ev;
+	long r;
 
 	for (unsigned int i = 0; i < EMU_IN_SLOTS; i++) {
 		if (!e->in[i].busy || e->in[i].cancelled)
 			continue;
 		e->in[i].cancelled = true;
-		io_cancel(e->aio, &e->in[i].cb, &ev);
+		r = io_cancel(e->aio, &e->in[i].cb, &ev);
+		emu_log(e, 3, "answer %llu withdrawn: %s", (unsigned long long)e->in[i].seq,
+			r < 0 ? strerror(errno) : "done");
 	}
 }
 
