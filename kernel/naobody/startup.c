@@ -23,6 +23,8 @@
 #define NAOBODY_REQ_VERSION		0x02
 #define NAOBODY_CTRL_TIMEOUT_MS		1000
 #define NAOBODY_HANDSHAKE_TRIES		3
+/* Requests per preference piece or id string before start-up gives up on it. */
+#define NAOBODY_PIECE_TRIES		3
 
 int naobody_startup_probe(struct naobody_dev *nb)
 {
@@ -71,7 +73,7 @@ static bool startup_cancelled(struct naobody_dev *nb)
 static void read_prefs(struct naobody_dev *nb, struct naobody_request *r)
 {
 	struct nb_prefs_asm *pa;
-	unsigned int piece;
+	unsigned int piece, try;
 	int ret = 0;
 
 	pa = kmalloc(sizeof(*pa), GFP_KERNEL);
@@ -79,7 +81,12 @@ static void read_prefs(struct naobody_dev *nb, struct naobody_request *r)
 		return;
 	nb_prefs_asm_init(pa);
 	for (piece = 0; piece < NB_PREFS_PIECES && !startup_cancelled(nb); piece++) {
-		ret = naobody_request_simple(nb, NAOBODY_RQ_PREF, 0, piece, r);
+		/* A rough patch of lost answers is no reason to give up. */
+		for (try = 0; try < NAOBODY_PIECE_TRIES; try++) {
+			ret = naobody_request_simple(nb, NAOBODY_RQ_PREF, 0, piece, r);
+			if (ret != -ETIMEDOUT)
+				break;
+		}
 		if (!ret)
 			ret = nb_prefs_asm_put(pa, piece, r->answer, r->answer_len);
 		if (ret)
@@ -103,11 +110,15 @@ static void read_prefs(struct naobody_dev *nb, struct naobody_request *r)
 
 static void read_ids(struct naobody_dev *nb, struct naobody_request *r)
 {
-	unsigned int slot;
+	unsigned int slot, try;
 	int ret;
 
 	for (slot = 0; slot < NAOBODY_CHEST_ID_SLOTS && !startup_cancelled(nb); slot++) {
-		ret = naobody_request_simple(nb, NAOBODY_RQ_ID, 0, slot, r);
+		for (try = 0; try < NAOBODY_PIECE_TRIES; try++) {
+			ret = naobody_request_simple(nb, NAOBODY_RQ_ID, 0, slot, r);
+			if (ret != -ETIMEDOUT)
+				break;
+		}
 		if (ret)
 			continue;
 		mutex_lock(&nb->info_lock);
