@@ -228,7 +228,7 @@ install: all
 	$(Q)$(MAKE) -C $(KDIR) M=$(srctree) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(INCLUDEDIR)/naobody
-	$(Q)install -m 0755 $(addprefix $(O)/bin/,$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
+	$(Q)install -m 0755 $(addprefix $(O)/bin/,$(INSTALL_PROGRAMS)) $(DESTDIR)$(BINDIR)/
 	$(Q)$(foreach l,$(PROGRAM_LINKS),ln -sfn $(lastword $(subst =, ,$(l))) \
 		$(DESTDIR)$(BINDIR)/$(firstword $(subst =, ,$(l)));)
 	$(Q)install -m 0644 $(srctree)/uapi/linux/*.h $(DESTDIR)$(INCLUDEDIR)/linux/
@@ -266,9 +266,11 @@ dkms-install:
 lint:
 	$(Q)$(srctree)/scripts/lint.sh
 
-# Every program has a man page; man pages and reST pages are well formed.
+# Every installed program has a man page; man pages and reST pages are well
+# formed. Benchmark programs (named in BENCHES) are neither.
+INSTALL_PROGRAMS = $(filter-out $(notdir $(BENCHES)),$(PROGRAMS))
 docs-check:
-	$(Q)PROGRAMS="$(PROGRAMS)" MAN_PAGES="$(MAN_PAGES)" $(srctree)/scripts/check-docs.sh
+	$(Q)PROGRAMS="$(INSTALL_PROGRAMS)" MAN_PAGES="$(MAN_PAGES)" $(srctree)/scripts/check-docs.sh
 
 # Test tiers. Each step prints RESULT lines that scripts/check.sh counts.
 check-quick:

@@ -26,3 +26,12 @@ faults_test_LDLIBS := $(NBT_LDLIBS) -lpthread
 lifetime_test_SRCS := $(srctree)/selftests/naobody/lifetime_test.c $(NBT_SRCS)
 lifetime_test_LIBS := $(NBT_LIBS)
 lifetime_test_LDLIBS := $(NBT_LDLIBS) -lpthread
+
+# make bench: the cycle's figures, in a VM boot of their own.
+VM_BENCH_SUITES += naobody_bench
+naobody_bench_VM_PROGS := cycle_bench
+naobody_bench_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+naobody_bench_VM_TIMEOUT := 600
+cycle_bench_SRCS := $(srctree)/selftests/naobody/cycle_bench.c $(NBT_SRCS)
+cycle_bench_LIBS := $(NBT_LIBS)
+cycle_bench_LDLIBS := $(NBT_LDLIBS)
