@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# n_robot: the line discipline's framers in userspace, their tests, fuzzers,
+# VM suite and benchmark.
+
+# The kernel's framers, built unchanged for userspace.
+LIBRARIES += nrframer
+nrframer_SRCS := $(srctree)/kernel/n_robot/framer.c \
+	$(srctree)/kernel/n_robot/cm5.c $(srctree)/kernel/n_robot/parol6.c
+
+# Noise streams and their judge, shared by the host and VM tests.
+LIBRARIES += nrstream
+nrstream_SRCS := $(srctree)/selftests/n_robot/stream.c
+
+UNIT_TESTS += n_robot_framer_test
+n_robot_framer_test_SRCS := $(srctree)/selftests/n_robot/framer_test.c
+n_robot_framer_test_LIBS := nrframer nrstream
+
+FUZZERS += n_robot_fuzz_cm5 n_robot_fuzz_parol6
+n_robot_fuzz_cm5_SRCS := $(srctree)/selftests/n_robot/fuzz_cm5.c
+n_robot_fuzz_cm5_LIBS := nrframer
+n_robot_fuzz_cm5_CORPUS := $(srctree)/selftests/n_robot/corpus/cm5
+n_robot_fuzz_parol6_SRCS := $(srctree)/selftests/n_robot/fuzz_parol6.c
+n_robot_fuzz_parol6_LIBS := nrframer
+n_robot_fuzz_parol6_CORPUS := $(srctree)/selftests/n_robot/corpus/parol6
