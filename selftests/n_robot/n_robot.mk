@@ -22,3 +22,11 @@ n_robot_fuzz_cm5_CORPUS := $(srctree)/selftests/n_robot/corpus/cm5
 n_robot_fuzz_parol6_SRCS := $(srctree)/selftests/n_robot/fuzz_parol6.c
 n_robot_fuzz_parol6_LIBS := nrframer
 n_robot_fuzz_parol6_CORPUS := $(srctree)/selftests/n_robot/corpus/parol6
+
+# The VM suite: the real module on pty pairs.
+VM_SUITES += n_robot
+n_robot_VM_PROGS := n_robot_ldisc_test
+n_robot_VM_TIMEOUT := 900
+n_robot_ldisc_test_SRCS := $(srctree)/selftests/n_robot/ldisc_test.c
+n_robot_ldisc_test_LIBS := nrstream
+n_robot_ldisc_test_LDLIBS := -lpthread
