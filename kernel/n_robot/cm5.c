@@ -67,6 +67,7 @@ static enum nrf_verdict cm5_check(struct nrf *f, const u8 *c, u32 n,
 				  u32 need, u32 *arg)
 {
 	u32 len = need;
+	u8 sum;
 
 	if (!len) {
 		/* A fresh candidate: its length is fixed now, so a format
@@ -80,7 +81,8 @@ static enum nrf_verdict cm5_check(struct nrf *f, const u8 *c, u32 n,
 		*arg = len;
 		return NRF_NEED;
 	}
-	if ((u8)~nrf_sum(f, c, len - 1) != c[len - 1]) {
+	sum = nrf_sum(f, c, len - 1);
+	if ((u8)(sum + c[len - 1]) != 0xFF) {
 		*arg = NRF_CHECKSUM;
 		return NRF_BAD;
 	}

@@ -131,6 +131,14 @@ static void nr_receive_buf(struct tty_struct *tty, const u8 *cp,
 		nrf_feed(&nr->rx, cp, fp, count);
 	}
 	mutex_unlock(&nr->rx_mutex);
+	/*
+	 * We took everything, so the flip buffer empties as soon as we
+	 * return. A writer on a pty master waits for that room, and on a pty
+	 * only the slave's discipline wakes it (as n_tty does when its reader
+	 * drains it, in n_tty_check_unthrottle()).
+	 */
+	if (tty->driver->type == TTY_DRIVER_TYPE_PTY && tty->link)
+		tty_wakeup(tty->link);
 }
 
 static void nr_free_queue(struct list_head *q)

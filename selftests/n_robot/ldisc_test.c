@@ -820,7 +820,11 @@ static void *feeder_main(void *arg)
 			f->err = errno;
 			return NULL;
 		}
-		if (st.rx_queued_frames > N_ROBOT_RX_QUEUE_MAX / 2) {
+		/* Bytes still in the tty's flip buffers become frames soon:
+		 * count them too (a CM-5 frame can be 7 bytes).
+		 */
+		if (st.rx_queued_frames > N_ROBOT_RX_QUEUE_MAX / 2 ||
+		    off - st.rx_raw_bytes > 2048) {
 			usleep(1000);
 			continue;
 		}

@@ -30,3 +30,10 @@ n_robot_VM_TIMEOUT := 900
 n_robot_ldisc_test_SRCS := $(srctree)/selftests/n_robot/ldisc_test.c
 n_robot_ldisc_test_LIBS := nrstream
 n_robot_ldisc_test_LDLIBS := -lpthread
+
+# The tools end to end against the emulators: on the host through the
+# userspace framers, in the VM through the line discipline.
+HOST_TESTS += $(srctree)/selftests/n_robot/e2e.sh
+n_robot_VM_PROGS += n_robot_e2e
+n_robot_VM_FILES := selftests/n_robot/e2e.sh
+n_robot_e2e_SRCS := $(srctree)/selftests/n_robot/e2e_vm.c

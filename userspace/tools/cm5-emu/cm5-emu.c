@@ -46,6 +46,7 @@ static struct servo servo[N_ROBOT_CM5_MAX_ID + 1];
 static struct fmt fmt[2];
 static int mfd = -1;
 static int flush_ms = 500;
+static int button_ms = 1500;	/* until someone presses START or MODE */
 static unsigned int drop_every;
 static unsigned int requests;
 static bool verbose;
@@ -84,17 +85,22 @@ static int rx(int ms)
 
 	while (!stop) {
 		left = ms < 0 ? 200 : (int)(deadline - now_ms());
-		if (ms >= 0 && left <= 0)
-			return -1;
+		if (left < 0)
+			left = 0;
 		r = poll(&p, 1, left > 200 ? 200 : left);
-		if (r <= 0)
+		if (r <= 0) {
+			if (ms >= 0 && now_ms() >= deadline)
+				return -1;
 			continue;
+		}
 		if (p.revents & POLLIN) {
 			r = read(mfd, &b, 1);
 			if (r == 1)
 				return b;
 		}
 		/* The slave side is closed (no tool attached): wait. */
+		if (ms >= 0 && now_ms() >= deadline)
+			return -1;
 		sleep_ms(20);
 	}
 	return -1;
@@ -420,11 +426,11 @@ static void bootloader(void)
 				len);
 			tx((const uint8_t *)"\r\nDownload Complete\r\n-", 22);
 		} else if (sscanf(line, "up 0, %zx", &want) == 1) {
-			sleep_ms(100);		/* START pressed */
+			sleep_ms(button_ms);	/* START pressed */
 			if (want > len)
 				want = len;
 			tx(image, want);
-			sleep_ms(100);		/* MODE pressed: user code */
+			sleep_ms(button_ms);	/* MODE pressed: user code */
 			tx((const uint8_t *)"\xff", 1);
 			greeted = false;
 		}
@@ -443,6 +449,7 @@ static void usage(FILE *f)
 		"  -f, --flush-ms MS       deafness after an invalid instruction (500)\n"
 		"  -d, --drop-every N      ignore every Nth request (line loss)\n"
 		"  -b, --bootloader        be the bootloader instead (cm5ctl flash)\n"
+		"  -B, --button-ms MS      bootloader: START/MODE pressed after (1500)\n"
 		"  -v, --verbose           log each packet on stderr\n"
 		"  -h, --help              this help\n");
 }
@@ -455,6 +462,7 @@ int main(int argc, char **argv)
 		{ "flush-ms", required_argument, NULL, 'f' },
 		{ "drop-every", required_argument, NULL, 'd' },
 		{ "bootloader", no_argument, NULL, 'b' },
+		{ "button-ms", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -465,7 +473,7 @@ int main(int argc, char **argv)
 	int c, id, model;
 	char *colon;
 
-	while ((c = getopt_long(argc, argv, "s:l:f:d:bvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:l:f:d:bB:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			id = atoi(optarg);
@@ -496,6 +504,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			boot = true;
+			break;
+		case 'B':
+			button_ms = atoi(optarg);
 			break;
 		case 'v':
 			verbose = true;
