@@ -53,7 +53,8 @@ stop_emu() {
 }
 
 cm5() { cm5ctl -d "$work/tty" --ldisc="$link" "$@"; }
-p6() { parolctl -d "$work/tty" --ldisc="$link" "$@"; }
+# A slow VM can stall for a few hundred ms: 1 s without telemetry is a lost link.
+p6() { parolctl -d "$work/tty" --ldisc="$link" -l 1000 "$@"; }
 
 # check DESC COMMAND...: one TAP case; the command's output is in $out.
 check() {
@@ -70,7 +71,16 @@ check() {
 # near A B TOLERANCE
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }'; }
 
-last_log() { tail -n 1 "$work/p6.log"; }
+# The emulator logs what it read; give it a moment to read the last frame.
+cat >"$work/idle_last" <<'EOS'
+for _ in $(seq 40); do
+	tail -n 1 "$1" | grep -q "cmd=255 speeds=0,0,0,0,0,0$" && exit 0
+	sleep 0.05
+done
+echo "last command: $(tail -n 1 "$1")"
+exit 1
+EOS
+chmod +x "$work/idle_last"
 
 tap_plan 28
 echo "# link: $([ "$link" = yes ] && echo "n_robot line discipline" || echo "userspace framing")"
@@ -117,46 +127,46 @@ check "parolctl --dry-run: jog frames in hex, then Idle at zero speed" sh -c \
 	 tail -n 1 '"$work/dry"' | awk "{ for (i = 23; i <= 40; i++) if (\$i != \"00\") exit 1; exit !(\$41 == \"ff\") }"'
 start_emu parol6-emu -o "$work/p6.log" -H 20
 check "parolctl status: joints and E-stop" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' status >'"$work/s"' && grep -q "^estop: released" '"$work/s"' && grep -q "^J6 .* 180.000" '"$work/s"
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status >'"$work/s"' && grep -q "^estop: released" '"$work/s"' && grep -q "^J6 .* 180.000" '"$work/s"
 check "parolctl enable" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' enable && grep -q "cmd=101" '"$work/p6.log"
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 enable && grep -q "cmd=101" '"$work/p6.log"
 check "parolctl home: every joint homed" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' home && [ $(parolctl -d '"$work/tty"' --ldisc='"$link"' status | grep -c "^J[1-6] .* yes ") = 6 ]'
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 home && [ $(parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | grep -c "^J[1-6] .* yes ") = 6 ]'
 before=$(p6 status 2>/dev/null | awk '/^J1 /{print $2}')
 check "parolctl jog: J1 moves about 5 deg in 0.5 s at 10 deg/s" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' --for 0.5 jog 1 10 &&
-	 after=$(parolctl -d '"$work/tty"' --ldisc='"$link"' status | awk "/^J1 /{print \$2}") &&
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 0.5 jog 1 10 &&
+	 after=$(parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | awk "/^J1 /{print \$2}") &&
 	 awk -v a="$after" -v b='"${before:-0}"' "BEGIN { d = a - b; exit !(d > 3 && d < 7) }"'
 check "parolctl jog ends with Idle at zero speed" sh -c \
-	'tail -n 1 '"$work/p6.log"' | grep -q "cmd=255 speeds=0,0,0,0,0,0$"'
+	'sh '"$work/idle_last"' '"$work/p6.log"''
 check "parolctl move reaches its target" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' --speed 40 move 70 -80 170 10 -10 100 &&
-	 parolctl -d '"$work/tty"' --ldisc='"$link"' status >'"$work/s"' &&
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --speed 40 move 70 -80 170 10 -10 100 &&
+	 parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status >'"$work/s"' &&
 	 awk "/^J1 /{ok1 = \$2 > 69.9 && \$2 < 70.1} /^J6 /{ok6 = \$2 > 99.9 && \$2 < 100.1} END { exit !(ok1 && ok6) }" '"$work/s"
 lines=$(wc -l <"$work/p6.log")
 check "parolctl refuses a move outside the limits, sends nothing" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' move 0 0 180 0 0 180 2>&1 | grep -q "outside" &&
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 move 0 0 180 0 0 180 2>&1 | grep -q "outside" &&
 	 [ $(wc -l <'"$work/p6.log"') = '"$lines"' ]'
 check "parolctl: Ctrl-C during a jog leaves Idle at zero speed" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' --for 30 jog 1 5 2>/dev/null & pid=$!; sleep 0.5; kill -INT $pid; wait $pid;
-	 tail -n 1 '"$work/p6.log"' | grep -q "cmd=255 speeds=0,0,0,0,0,0$"'
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 30 jog 1 5 2>/dev/null & pid=$!; sleep 0.5; kill -INT $pid; wait $pid;
+	 sh '"$work/idle_last"' '"$work/p6.log"''
 check "parolctl: SIGTERM during a jog leaves Idle at zero speed" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' --for 30 jog 4 -5 2>/dev/null & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid;
-	 tail -n 1 '"$work/p6.log"' | grep -q "cmd=255 speeds=0,0,0,0,0,0$"'
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 30 jog 4 -5 2>/dev/null & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid;
+	 sh '"$work/idle_last"' '"$work/p6.log"''
 n=$(wc -l <"$work/p6.log")
 start_emu parol6-emu -o "$work/p6.log" --mute-after 30
 check "parolctl: a lost link ends the jog with Idle at zero speed, exit 3" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' --for 10 jog 1 5 2>'"$work/err"'; rc=$?;
-	 [ $rc = 3 ] && grep -q "link lost" '"$work/err"' && [ $(wc -l <'"$work/p6.log"') -lt 100 ] &&
-	 tail -n 1 '"$work/p6.log"' | grep -q "cmd=255 speeds=0,0,0,0,0,0$"'
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 10 jog 1 5 2>'"$work/err"'; rc=$?;
+	 [ $rc = 3 ] && grep -q "link lost" '"$work/err"' && [ $(wc -l <'"$work/p6.log"') -lt 300 ] &&
+	 sh '"$work/idle_last"' '"$work/p6.log"''
 start_emu parol6-emu -o "$work/p6.log" --estop-after 2
 check "parolctl status shows the E-stop pressed" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' status | grep -q "^estop: PRESSED"'
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | grep -q "^estop: PRESSED"'
 check "parolctl enable is refused while the E-stop is pressed (exit 4)" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' enable 2>'"$work/err"'; [ $? = 4 ] && grep -q "E-stop" '"$work/err"
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 enable 2>'"$work/err"'; [ $? = 4 ] && grep -q "E-stop" '"$work/err"
 start_emu parol6-emu -o "$work/p6.log"
 check "parol6-emu: the arm refuses to move when not enabled" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' --for 0.3 jog 1 10 && parolctl -d '"$work/tty"' --ldisc='"$link"' status | grep -q "^J1 .* 90.000 "'
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 0.3 jog 1 10 && parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | grep -q "^J1 .* 90.000 "'
 stop_emu
 : "$n"
 tap_done

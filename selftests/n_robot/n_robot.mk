@@ -37,3 +37,9 @@ HOST_TESTS += $(srctree)/selftests/n_robot/e2e.sh
 n_robot_VM_PROGS += n_robot_e2e
 n_robot_VM_FILES := selftests/n_robot/e2e.sh
 n_robot_e2e_SRCS := $(srctree)/selftests/n_robot/e2e_vm.c
+
+# make bench: selftests/n_robot/bench.sh, also runnable on its own.
+PROGRAMS += n_robot_bench
+n_robot_bench_SRCS := $(srctree)/selftests/n_robot/bench.c
+n_robot_bench_LIBS := nrframer
+BENCHES += $(srctree)/selftests/n_robot/bench.sh

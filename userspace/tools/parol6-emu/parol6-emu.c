@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -186,12 +187,16 @@ static void execute(const uint8_t *d)
 			if (cmd == 123) {
 				v = speed[j];
 			} else if (cmd == 156) {
+				/* the average of the commanded speed and the
+				 * speed that closes the error in one cycle,
+				 * towards the target, never past it
+				 */
 				err = target[j] - arm.pos[j];
-				v = (speed[j] + err / dt) / 2;
-				if (v * dt > err && err >= 0)
-					v = err / dt;
-				if (v * dt < err && err < 0)
-					v = err / dt;
+				v = (abs(speed[j]) + fabs(err) / dt) / 2;
+				if (v * dt > fabs(err))
+					v = fabs(err) / dt;
+				if (err < 0)
+					v = -v;
 			}
 		}
 		arm.pos[j] = clampd(arm.pos[j] + v * dt, lo[j] - 1000.0,
