@@ -43,3 +43,8 @@ PROGRAMS += n_robot_bench
 n_robot_bench_SRCS := $(srctree)/selftests/n_robot/bench.c
 n_robot_bench_LIBS := nrframer
 BENCHES += $(srctree)/selftests/n_robot/bench.sh
+
+UNIT_TESTS += n_robot_lib_test
+n_robot_lib_test_SRCS := $(srctree)/selftests/n_robot/lib_test.c
+n_robot_lib_test_LIBS := cm5 parol6 nrlink nrframer
+n_robot_lib_test_LDLIBS := -lm
