@@ -34,10 +34,11 @@
  *               length, a format entry out of the firmware's bounds
  *   EBADMSG     wrong CM-5 checksum (the CM-5 executes such a packet anyway,
  *               so the discipline never sends one)
- *   EMSGSIZE    a CM-5 WRITE_DATA packet, or a write format, that would not
- *               fit the firmware's 128-byte receive buffer
+ *   EMSGSIZE    a frame over 128 bytes; a CM-5 WRITE_DATA packet or write
+ *               format that would not fit the firmware's 128-byte buffer
  *   EACCES      a CM-5 write format that covers a read-only register of the
  *               model set for that id (N_ROBOT_IOC_CM5_SET_MODELS)
+ *   EAGAIN      O_NONBLOCK and the previous frame is still going out
  * A frame is handed to the tty driver whole when the driver has room for it,
  * so a CM-5 READ_DATA (F3 0C) never leaves without its checksum.
  *
