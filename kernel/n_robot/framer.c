@@ -26,13 +26,22 @@ void nrf_init(struct nrf *f, const struct nrf_proto *proto,
 	f->tail = 0;
 	f->need = 0;
 	f->asked = 0;
+	f->direct = false;
 	f->sum[0] = 0;
 }
 
 u8 nrf_sum(const struct nrf *f, const u8 *c, u32 len)
 {
-	u32 start = (u32)(c - f->buf);
+	u32 start;
+	u8 sum = 0;
 
+	if (f->direct) {
+		/* c is the caller's input, judged in place: one pass. */
+		while (len--)
+			sum += *c++;
+		return sum;
+	}
+	start = (u32)(c - f->buf);
 	return (u8)(f->sum[start + len] - f->sum[start]);
 }
 
@@ -142,11 +151,44 @@ static void nrf_process(struct nrf *f, bool to_the_end)
 	}
 }
 
+/*
+ * The fast path, while nothing is buffered: judge candidates where they lie
+ * in the input and emit the valid ones from there. Stops at the first
+ * candidate that is not a whole valid frame (which the buffered path then
+ * judges again and deals with). Returns the bytes consumed.
+ */
+static size_t nrf_feed_direct(struct nrf *f, const u8 *data, size_t len)
+{
+	const struct nrf_proto *p = f->proto;
+	size_t done = 0;
+	enum nrf_verdict v;
+	u32 n, arg;
+
+	f->direct = true;
+	while (done < len && p->is_start(data[done])) {
+		n = len - done > p->max_frame ? p->max_frame :
+						 (u32)(len - done);
+		arg = 0;
+		v = p->check(f, data + done, n, 0, &arg);
+		if (v != NRF_FRAME || arg == 0 || arg > n)
+			break;
+		if (p->frame_seen)
+			p->frame_seen(f, data + done, arg);
+		f->cnt.frames++;
+		f->cnt.frame_bytes += arg;
+		f->emit(f->ctx, data + done, arg);
+		done += arg;
+	}
+	f->direct = false;
+	return done;
+}
+
 /* Append good bytes, judging the candidate whenever it has what it needs. */
 static void nrf_feed_good(struct nrf *f, const u8 *data, size_t len)
 {
 	const struct nrf_proto *p = f->proto;
 	u32 want, take, i;
+	size_t used;
 
 	while (len) {
 		if (f->head == f->tail) {
@@ -158,6 +200,14 @@ static void nrf_feed_good(struct nrf *f, const u8 *data, size_t len)
 			}
 			if (!len)
 				return;
+			/* Frames that are whole in the input need no copy. */
+			used = nrf_feed_direct(f, data, len);
+			data += used;
+			len -= used;
+			if (!len)
+				return;
+			if (used)
+				continue;
 			f->head = 0;
 			f->tail = 0;
 			f->need = 1;

@@ -91,6 +91,7 @@ struct nrf {
 	u32 tail;		/* end of buffered bytes */
 	u32 need;		/* bytes the candidate needs before check() */
 	u32 asked;		/* check()'s last NRF_NEED for it, 0 if none */
+	bool direct;		/* check() is judging the input in place */
 	struct nrf_counters cnt;
 	struct nrf_cm5_rx cm5;
 	nrf_emit_fn emit;
@@ -111,7 +112,7 @@ static inline u32 nrf_pending(const struct nrf *f)
 	return f->tail - f->head;
 }
 
-/* Byte sum of c[0, len) where c points into f->buf (proto->want_sums). */
+/* Byte sum of c[0, len), the candidate check() was given. */
 u8 nrf_sum(const struct nrf *f, const u8 *c, u32 len);
 
 #endif /* _N_ROBOT_FRAMER_H */
