@@ -138,6 +138,7 @@ struct job {
 	int32_t target[PAROL6_JOINTS];
 	int32_t move_speed[PAROL6_JOINTS];
 	int result;		/* EXIT_* for main */
+	int64_t start_ms;
 	bool live;
 };
 
@@ -148,7 +149,10 @@ static int tick(void *ctx, const struct parol6_telemetry *t,
 	int j, done;
 
 	parol6_idle_cmd(job->p, next);
-	job->ticks++;
+	/* Ticks of wall-clock time: a stalled loop still jogs for --for. */
+	if (!job->start_ms)
+		job->start_ms = nr_now_ms();
+	job->ticks = (int)((nr_now_ms() - job->start_ms) * PAROL6_HZ / 1000) + 1;
 	if (job->ticks > job->max_ticks) {
 		if (job->kind == 'h' || job->kind == 'm') {
 			fprintf(stderr, "parolctl: gave up after %.0f s\n",
