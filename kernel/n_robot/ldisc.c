@@ -37,6 +37,13 @@
 #include "cm5.h"
 #include "parol6.h"
 
+/* The uapi layouts are the ABI: the same on every architecture. */
+static_assert(sizeof(struct n_robot_config) == 32);
+static_assert(sizeof(struct n_robot_stats) == 168);
+static_assert(sizeof(struct n_robot_cm5_entry) == 4);
+static_assert(sizeof(struct n_robot_cm5_format) == 144);
+static_assert(sizeof(struct n_robot_cm5_models) == 264);
+
 struct nr_frame {
 	struct list_head node;
 	u32 len;
@@ -440,7 +447,8 @@ static __poll_t nr_poll(struct tty_struct *tty, struct file *file,
 static void nr_reset_framing(struct n_robot *nr, u32 framing, u32 rxq_max)
 {
 	lockdep_assert_held(&nr->rx_mutex);
-	nr->framing = framing;
+	/* read() and write() peek at it without rx_mutex */
+	WRITE_ONCE(nr->framing, framing);
 	nr->rxq_max = rxq_max;
 	nrf_init(&nr->rx, nr_proto(framing) ?: &cm5_proto, nr_emit, nr);
 	cm5_state_init(&nr->cm5, &nr->rx);
@@ -471,13 +479,9 @@ static int nr_set_config(struct n_robot *nr, void __user *arg)
 	mutex_lock(&nr->tx_mutex);
 	mutex_lock(&nr->rx_mutex);
 	nr_reset_framing(nr, c.framing, qmax);
-	/* A frame not yet started belongs to the old framing: drop it. One
-	 * partly sent must be finished, or the device sees half a packet.
+	/* A frame write() accepted still goes out, whole: it was valid when
+	 * accepted, and the device must not see half a packet.
 	 */
-	if (nr->tx_busy && !nr->tx_off) {
-		WRITE_ONCE(nr->tx_busy, false);
-		wake_up_interruptible_poll(&nr->tty->write_wait, EPOLLOUT);
-	}
 	nr->tx_frames = 0;
 	nr->tx_bytes = 0;
 	nr->tx_rejected = 0;
