@@ -498,6 +498,34 @@ TEST_F(pty, cm5_format_learned_from_written_packet)
 	EXPECT_EQ(3, f.entry[1].num);
 }
 
+TEST_F(pty, cm5_unsolicited_status_counted)
+{
+	uint8_t ping[3] = { 0xF0, 1 }, m[8], s[16], b[16];
+	struct n_robot_stats st;
+
+	ASSERT_EQ(0, attach(self->slave, N_ROBOT_FRAMING_CM5, 0));
+	ping[2] = ck(ping, 2);
+	ASSERT_EQ(3, write(self->slave, ping, 3));
+	ASSERT_EQ(3, master_read(self->master, m, 3, 2000));
+	cm5_status(s, 0, 1);			/* the reply */
+	cm5_status(s + 7, 0x04, 2);		/* after line garbage */
+	ASSERT_EQ(14, write(self->master, s, 14));
+	ASSERT_EQ(7, read_frame(self->slave, b, sizeof(b), 2000));
+	EXPECT_EQ(0, b[1]);
+	ASSERT_EQ(7, read_frame(self->slave, b, sizeof(b), 2000));
+	EXPECT_EQ(0x04, b[1]);
+	ASSERT_EQ(0, stats(self->slave, &st));
+	EXPECT_EQ(1, st.cm5_unsolicited);
+	/* a flush forgets the request too: its late reply is unsolicited */
+	ASSERT_EQ(3, write(self->slave, ping, 3));
+	ASSERT_EQ(0, tcflush(self->slave, TCIFLUSH));
+	ASSERT_EQ(7, write(self->master, s, 7));
+	ASSERT_EQ(7, read_frame(self->slave, b, sizeof(b), 2000));
+	ASSERT_EQ(0, stats(self->slave, &st));
+	EXPECT_EQ(2, st.cm5_unsolicited);
+	EXPECT_EQ(2, st.tx_frames);
+}
+
 TEST_F(pty, cm5_format_change_mid_stream)
 {
 	uint8_t s[64], b[64];
@@ -672,6 +700,58 @@ TEST_F(pty, write_goes_out_whole)
 	ASSERT_EQ(2, write(self->slave, r, 2));
 	ASSERT_EQ(2, master_read(self->master, m, sizeof(m), 1000));
 	EXPECT_EQ(0, memcmp(r, m, 2));
+}
+
+/* The driver's buffer fills: write() says EAGAIN, poll() not POLLOUT, and
+ * when the robot reads again every accepted frame arrives, whole, in order.
+ */
+TEST_F(pty, write_waits_for_room_and_loses_nothing)
+{
+	static uint8_t got[5000 * 56];
+	struct pollfd pw = { .events = POLLOUT };
+	struct n_robot_stats st;
+	uint8_t p[56];
+	size_t want, have = 0;
+	ssize_t n;
+	int i, k;
+
+	ASSERT_EQ(0, attach(self->slave, N_ROBOT_FRAMING_PAROL6, 0));
+	ASSERT_EQ(0, fcntl(self->slave, F_SETFL,
+			   fcntl(self->slave, F_GETFL) | O_NONBLOCK));
+	pw.fd = self->slave;
+	for (i = 0; i < 5000; i++) {
+		parol6_command(p, 255, 52);
+		p[4] = (uint8_t)(i >> 8);
+		p[5] = (uint8_t)i;
+		n = write(self->slave, p, 56);
+		if (n < 0) {
+			ASSERT_EQ(EAGAIN, errno);
+			break;
+		}
+		ASSERT_EQ(56, n);
+	}
+	ASSERT_LT(i, 5000);
+	ASSERT_GT(i, 10);
+	EXPECT_EQ(0, poll(&pw, 1, 0));
+	want = (size_t)i * 56;
+	while (have < want) {
+		n = master_read(self->master, got + have, want - have, 2000);
+		ASSERT_GT(n, 0);
+		have += n;
+	}
+	for (k = 0; k < i; k++) {
+		parol6_command(p, 255, 52);
+		p[4] = (uint8_t)(k >> 8);
+		p[5] = (uint8_t)k;
+		ASSERT_EQ(0, memcmp(p, got + (size_t)k * 56, 56))
+			TH_LOG("frame %d of %d differs", k, i);
+	}
+	EXPECT_EQ(1, poll(&pw, 1, 2000));
+	EXPECT_TRUE(pw.revents & POLLOUT);
+	ASSERT_EQ(0, stats(self->slave, &st));
+	EXPECT_EQ(i, st.tx_frames);
+	EXPECT_EQ(want, st.tx_bytes);
+	EXPECT_EQ(0, st.tx_rejected);
 }
 
 TEST_F(pty, framing_change_resets_state)
