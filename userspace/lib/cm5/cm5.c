@@ -239,17 +239,18 @@ int cm5_set_write_format(struct cm5 *c, const struct cm5_fmt_entry *e,
 	return cm5_do_set_format(c, N_ROBOT_CM5_FORMAT_WRITE, e, n);
 }
 
-/* Walk the registers of a format: fn(reg, byte offset in the data, i). */
-static const struct cm5_reg *cm5_fmt_reg(const struct cm5 *c,
-					 const struct cm5_fmt *f,
+/*
+ * The k-th register of a format, and its byte offset in the format's data.
+ * Each entry's start points into its model's table (cm5_do_set_format()),
+ * so the entry's registers are start[0..nregs).
+ */
+static const struct cm5_reg *cm5_fmt_reg(const struct cm5_fmt *f,
 					 unsigned int k, unsigned int *off)
 {
-	const struct cm5_reg *tab, *start;
+	const struct cm5_reg *start;
 	unsigned int i, base = 0;
-	size_t n;
 
 	for (i = 0; i < f->count; i++) {
-		tab = cm5_regs(c->model[f->e[i].id], &n);
 		start = f->e[i].start;
 		if (k < f->e[i].nregs) {
 			*off = base + start[k].addr - start->addr;
@@ -258,7 +259,6 @@ static const struct cm5_reg *cm5_fmt_reg(const struct cm5 *c,
 		k -= f->e[i].nregs;
 		base += start[f->e[i].nregs - 1].addr +
 			start[f->e[i].nregs - 1].size - start->addr;
-		(void)tab;
 	}
 	return NULL;
 }
@@ -280,7 +280,7 @@ static int cm5_read_common(struct cm5 *c, int32_t *raw, double *nat, size_t n)
 	if ((unsigned int)len != 7 + f->total_bytes)
 		return -EPROTO;
 	for (k = 0; k < f->total_regs; k++) {
-		reg = cm5_fmt_reg(c, f, k, &off);
+		reg = cm5_fmt_reg(f, k, &off);
 		v = cm5_reg_decode(reg, r + 1 + off);
 		if (raw)
 			raw[k] = v;
@@ -317,7 +317,7 @@ static int cm5_write_common(struct cm5 *c, const int32_t *raw,
 	memset(req, 0, sizeof(req));
 	req[0] = N_ROBOT_CM5_WRITE_DATA;
 	for (k = 0; k < f->total_regs; k++) {
-		reg = cm5_fmt_reg(c, f, k, &off);
+		reg = cm5_fmt_reg(f, k, &off);
 		if (nat) {
 			st = cm5_from_natural(reg, nat[k], &v);
 			if (st)
