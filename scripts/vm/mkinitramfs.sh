@@ -91,6 +91,8 @@ done
 for entry in ${VM_FILES:-}; do
 	s=${entry%%=*}
 	f=${entry#*=}
+	# Only the suites this boot runs (a bench boot runs other suites).
+	[[ -d $root/tests/$s ]] || continue
 	cp -a "$srctree/$f" "$root/tests/$s/"
 done
 for s in ${VM_SUITES:-}; do
