@@ -171,8 +171,8 @@ static void stats(struct emu *e, int slot)
 	   " misbehaviours=%" PRIu64 " connects=%" PRIu64 " enables=%" PRIu64
 	   " started_boards=0x%" PRIx64 " cycle=%" PRIu64,
 	   s->frames, s->bad_frames, s->acks, s->ack_waits, s->ack_timeouts,
-	   s->ack_wait_max_us, s->answers, s->answers_read, s->answers_dropped, s->status_requests,
-	   s->start_requests, s->version_requests, s->stalls, s->misbehaviours,
+	   s->ack_wait_max_us, s->answers, s->answers_read, s->answers_dropped,
+	   s->status_requests, s->start_requests, s->version_requests, s->stalls, s->misbehaviours,
 	   s->connects, s->enables, e->boards.started, e->body.next);
 }
 
