@@ -21,3 +21,12 @@ emu_misbehave_test_SRCS := $(srctree)/selftests/chestboard-emu/misbehave_test.c 
 	$(EMU_TEST_HOST)
 emu_misbehave_test_LIBS := $(EMU_TEST_LIBS)
 emu_misbehave_test_LDLIBS := -lz
+
+# make bench: cycle time of the emulator against the usbfs host (figures).
+VM_BENCH_SUITES += chestboard_emu_bench
+chestboard_emu_bench_VM_PROGS := emu_bench
+chestboard_emu_bench_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+chestboard_emu_bench_VM_TIMEOUT := 600
+emu_bench_SRCS := $(srctree)/selftests/chestboard-emu/bench.c $(EMU_TEST_HOST)
+emu_bench_LIBS := $(EMU_TEST_LIBS)
+emu_bench_LDLIBS := -lz

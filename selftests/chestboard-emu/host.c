@@ -195,11 +195,14 @@ int host_cycle(struct host *h, const void *frame, size_t len, struct host_cycle 
 	memset(c, 0, sizeof(*c));
 	c->ack = c->in = c->status = -ENODATA;
 	c->out = host_bulk(h, h->ep_out, (void *)frame, len, 1, h->timeout_ms);
+	c->step_ns[0] = now_ns() - t0;
 	if (c->out >= 0)
 		c->ack = host_control(h, HOST_IN, 0x14, 0, 5, c->ackbuf, h->timeout_ms);
+	c->step_ns[1] = now_ns() - t0 - c->step_ns[0];
 	if (c->ack >= 0) {
 		c->in = host_bulk(h, h->ep_in, c->answer, sizeof(c->answer), 0,
 				  h->in_timeout_ms);
+		c->step_ns[2] = now_ns() - t0 - c->step_ns[0] - c->step_ns[1];
 		if (c->in == -ETIMEDOUT)
 			c->status = host_control(h, HOST_IN, 0x15, 0, 2, c->statbuf,
 						 h->timeout_ms);

@@ -61,6 +61,7 @@ struct host_cycle {
 	int status;			/* 0x15 if the IN timed out: bytes or -errno */
 	uint8_t statbuf[2];
 	uint64_t ns;			/* the cycle's duration */
+	uint64_t step_ns[3];		/* OUT, 0x14, IN */
 };
 
 int host_cycle(struct host *h, const void *frame, size_t len, struct host_cycle *c);

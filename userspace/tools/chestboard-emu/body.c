@@ -54,11 +54,6 @@ int body_field(const char *name)
 	return -ENOENT;
 }
 
-const char *body_field_name(int f)
-{
-	return f >= 0 && f < NFIELDS ? fields[f].name : NULL;
-}
-
 static int32_t get(const struct naobody_sensors *s, int f, unsigned int i)
 {
 	const unsigned char *p = (const unsigned char *)s + fields[f].off;

@@ -171,8 +171,8 @@ static void stats(struct emu *e, int slot)
 	   " misbehaviours=%" PRIu64 " connects=%" PRIu64 " enables=%" PRIu64
 	   " started_boards=0x%" PRIx64 " cycle=%" PRIu64,
 	   s->frames, s->bad_frames, s->acks, s->ack_waits, s->ack_timeouts,
-	   s->ack_wait_max_us, s->answers, s->answers_read, s->answers_dropped, s->status_requests,
-	   s->start_requests, s->version_requests, s->stalls, s->misbehaviours,
+	   s->ack_wait_max_us, s->answers, s->answers_read, s->answers_dropped,
+	   s->status_requests, s->start_requests, s->version_requests, s->stalls, s->misbehaviours,
 	   s->connects, s->enables, e->boards.started, e->body.next);
 }
 
@@ -243,9 +243,10 @@ static void request(struct emu *e, int slot, char *line)
 		misb_describe(e, m, sizeof(m));
 		ok(e, slot, "bound=%d enabled=%d started=%d frames=%" PRIu64
 		   " acked=%" PRIu64 " next=%" PRIu64 " boards=0x%" PRIx64
-		   " pending=%u misbehave=%s product=0x%04x",
+		   " pending=%u misbehave=%s product=0x%04x chest_mode=%u",
 		   e->bound, e->enabled, e->protocol_started, e->frames, e->acked,
-		   e->body.next, e->boards.started, e->npending, m, e->opt.product);
+		   e->body.next, e->boards.started, e->npending, m, e->opt.product,
+		   e->boards.chest_led_op);
 	} else if (!strcmp(w[0], "stats")) {
 		stats(e, slot);
 	} else if (!strcmp(w[0], "set") || !strcmp(w[0], "get")) {

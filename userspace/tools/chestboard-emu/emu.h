@@ -183,7 +183,6 @@ struct emu {
 	struct emu_io out, in[EMU_IN_SLOTS];
 	unsigned int out_errors;		/* bulk OUT failures in a row */
 	uint8_t frame[EMU_OUT_BUF];		/* the frame being handled */
-	uint8_t ack_halt_buf[8];
 
 	/* the exchange */
 	uint64_t frames;		/* frames received; the next one's seq */
@@ -255,7 +254,6 @@ void body_step(struct emu_body *b, uint64_t cycle, bool follow);
 void body_command(struct emu_body *b, const struct naobody_actuators *a,
 		  uint64_t targets);
 int body_field(const char *name);
-const char *body_field_name(int f);
 int body_set(struct emu_body *b, int field, unsigned int index, int32_t v);
 int body_get(struct emu_body *b, int field, unsigned int index, int32_t *v);
 int body_wave(struct emu_body *b, int field, unsigned int index, int shape,
