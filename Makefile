@@ -235,7 +235,7 @@ install: all
 	$(Q)install -m 0644 $(srctree)/userspace/include/naobody/*.h $(DESTDIR)$(INCLUDEDIR)/naobody/
 	$(Q)install -m 0644 $(O)/obj/lib/libnaobody.a $(DESTDIR)$(LIBDIR)/
 	$(Q)$(foreach l,$(SHARED_LIBS),install -m 0755 $(l) $(DESTDIR)$(LIBDIR)/ && \
-		ln -sfn $(notdir $(l)) $(DESTDIR)$(LIBDIR)/$(basename $(basename $(notdir $(l))));)
+		ln -sfn $(notdir $(l)) $(DESTDIR)$(LIBDIR)/$(basename $(notdir $(l)));)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 		-e 's|@VERSION@|$(NAOBODY_RELEASE)|' $(srctree)/packaging/naobody.pc.in \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/naobody.pc
@@ -267,8 +267,10 @@ lint:
 	$(Q)$(srctree)/scripts/lint.sh
 
 # Every installed program has a man page; man pages and reST pages are well
-# formed. Benchmark programs (named in BENCHES) are neither.
-INSTALL_PROGRAMS = $(filter-out $(notdir $(BENCHES)),$(PROGRAMS))
+# formed. Programs built from selftests/ (benchmarks, test tools) are neither
+# installed nor documented as tools.
+INSTALL_PROGRAMS = $(foreach p,$(PROGRAMS),\
+	$(if $(filter $(srctree)/selftests/%,$(firstword $($(p)_SRCS))),,$(p)))
 docs-check:
 	$(Q)PROGRAMS="$(INSTALL_PROGRAMS)" MAN_PAGES="$(MAN_PAGES)" $(srctree)/scripts/check-docs.sh
 
