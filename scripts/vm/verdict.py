@@ -22,6 +22,7 @@ SPLATS = re.compile(
     r"unreferenced object|possible circular locking|sleeping function called"
 )
 RUN_MARK = re.compile(r"naobody-vm: RUN (\S+)")
+END_OF_REPORT = re.compile(r"---\[ end trace|^\[\s*\d+\.\d+\]\s*={20,}")
 BEGIN = re.compile(r"^### BEGIN (\S+)")
 END = re.compile(r"^### END (\S+) rc=(-?\d+)")
 
@@ -67,11 +68,14 @@ def console_splats(lines):
         elif SPLATS.search(line) and "naobody-vm:" not in line:
             context = lines[i : i + 25]
             yield running, line.strip(), context
-            # One report per splat: skip the rest of its trace.
+            # One report per splat: skip to its end marker (an oops or a
+            # WARN ends with "---[ end trace", KASAN and kmemleak reports
+            # with a rule of "="), within reason.
             j = i + 1
-            while j < len(lines) and not RUN_MARK.search(lines[j]) and (
-                SPLATS.search(lines[j]) or re.match(r"^\[\s*\d+\.\d+\]\s+(\s|\?|<|RIP|R[A-Z0-9]{2}:|Code:|---)", lines[j])
-            ):
+            while j < len(lines) and j < i + 300 and not RUN_MARK.search(lines[j]):
+                if END_OF_REPORT.search(lines[j]):
+                    j += 1
+                    break
                 j += 1
             i = j
             continue
