@@ -15,6 +15,8 @@
 #   make lint            checkpatch --strict, sparse, W=1, uapi headers alone
 #   make vm-shell        an interactive VM with everything loaded
 #   make bench / fuzz    benchmarks, and long fuzzing runs
+#   make install         modules, tools, libnaobody, man pages, udev rule
+#   make dkms-install    the modules through DKMS, for every kernel
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
