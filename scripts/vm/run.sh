@@ -60,7 +60,7 @@ cpu=max
 cmdline="console=ttyS0 loglevel=7 panic=-1 oops=panic nbvm.mode=$mode"
 [[ -n $filter ]] && cmdline+=" nbvm.filter=$filter"
 if [[ $mode == shell ]]; then
-	loads=$(for ko in $(find "$srctree/kernel" -name '*.ko'); do basename "$ko" .ko; done | paste -sd, -)
+	loads=$(for ko in $(find "${KO_DIR:-$srctree/kernel}" -name '*.ko'); do basename "$ko" .ko; done | paste -sd, -)
 	cmdline+=" nbvm.load=${VM_KMODS// /,}${loads:+,$loads}"
 fi
 cmdline+=" $append"
