@@ -74,6 +74,7 @@ UNIT_TESTS :=
 HOST_TESTS :=
 FUZZERS :=
 VM_SUITES :=
+VM_BENCH_SUITES :=
 BENCHES :=
 MAN_PAGES :=
 
@@ -132,7 +133,7 @@ $(foreach l,$(LIBRARIES),$(eval $(call library_rule,$(l))))
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_test_rule,$(t))))
 $(foreach f,$(FUZZERS),$(eval $(call fuzzer_rule,$(f))))
-$(foreach s,$(VM_SUITES),$(eval $(call vm_suite_rule,$(s))))
+$(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(eval $(call vm_suite_rule,$(s))))
 
 # kselftest_harness.h defines its fixture functions without prototypes.
 $(O)/obj/selftests/%.o $(O)/san/selftests/%.o: USER_CFLAGS += -Wno-missing-prototypes
@@ -153,7 +154,7 @@ $(O)/fuzz/%.o: $(srctree)/%.c
 PROGRAM_BINS := $(addprefix $(O)/bin/,$(PROGRAMS))
 UNIT_BINS := $(addprefix $(O)/tests/unit/,$(UNIT_TESTS))
 FUZZ_BINS := $(addprefix $(O)/fuzz/bin/,$(FUZZERS))
-VM_BINS := $(foreach s,$(VM_SUITES),$(addprefix $(O)/vm/tests/$(s)/,$($(s)_VM_PROGS)))
+VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests/$(s)/,$($(s)_VM_PROGS)))
 
 # ---------------------------------------------------------------------------
 # Targets
@@ -211,14 +212,18 @@ fuzz: fuzzers
 
 # The VM: an initramfs of busybox, the Debian modules the suites ask for, our
 # modules, programs and tests; booted under TCG (--kvm: VM_ARGS=--kvm).
+ALL_VM_SUITES := $(VM_SUITES) $(VM_BENCH_SUITES)
+VM_KMODS := $(sort $(foreach s,$(ALL_VM_SUITES),$($(s)_VM_KMODS)))
+VM_FILES := $(foreach s,$(ALL_VM_SUITES),$(addprefix $(s)=,$($(s)_VM_FILES)))
+export VM_SUITES VM_KMODS VM_FILES
+export $(foreach s,$(ALL_VM_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
 # A suite with <suite>_VM_TIER := debug (it needs KUnit or a checker) runs
 # only in the debug tier (check-debug-vm, below); every other suite runs in
-# both. run.sh and mkinitramfs.sh take the suites of a run from vm_env.
+# both. The test runs take their suites, modules and files from vm_env.
 STOCK_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $(filter debug,$($(s)_VM_TIER)),,$(s)))
 vm_env = VM_SUITES="$(strip $(1))" \
 	VM_KMODS="$(sort $(foreach s,$(1),$($(s)_VM_KMODS)))" \
 	VM_FILES="$(strip $(foreach s,$(1),$(addprefix $(s)=,$($(s)_VM_FILES))))"
-export $(foreach s,$(VM_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
 
 vm-test: modules userspace vm-programs
 	$(Q)$(call vm_env,$(STOCK_VM_SUITES)) $(srctree)/scripts/vm/run.sh --test $(VM_ARGS)
@@ -229,8 +234,11 @@ vm-shell: modules userspace vm-programs
 demo:
 	$(Q)$(srctree)/scripts/demo.sh
 
-bench:
-	$(Q)$(srctree)/scripts/bench.sh $(BENCHES)
+# Benchmarks: BENCHES run on the host; VM_BENCH_SUITES are VM suites (defined
+# like VM_SUITES) that run only here, in a VM boot of their own.
+bench: all unit-tests vm-programs
+	$(Q)VM_BENCH_SUITES="$(VM_BENCH_SUITES)" $(srctree)/scripts/bench.sh \
+		$(foreach b,$(BENCHES),$(if $(filter /%,$(b)),$(b),$(O)/bin/$(b)))
 
 # ---------------------------------------------------------------------------
 # The debug tier (make check-debug): every VM suite again, on a kernel with
