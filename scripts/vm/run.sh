@@ -78,15 +78,32 @@ if [[ $mode == shell ]]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$results"
 fi
 
-: > "$results"
-start=$(date +%s)
-timeout -k 5 "$timeout" "${qemu[@]}" -serial "file:$console" -serial "file:$results" &
-qpid=$!
-# Show progress while the VM runs: one line per program started.
-tail -n +1 -F "$results" 2>/dev/null --pid=$qpid |
-	sed -un 's/^### BEGIN \(.*\)/  VM       \1/p' || true
-qrc=0
-wait $qpid || qrc=$?
+# A machine that hangs before /init is killed after VM_BOOT_TIMEOUT seconds
+# and booted once more: none of our code has run by then. (Seen once in the
+# debug kernel's early boot, idle in the RCU-tasks self test, under TCG on
+# a loaded host.) A second hang fails the run as any other.
+boot_timeout=${VM_BOOT_TIMEOUT:-180}
+for attempt in 1 2; do
+	: > "$results"
+	rm -f "$console" "$work/boot-hung"
+	start=$(date +%s)
+	timeout -k 5 "$timeout" "${qemu[@]}" -serial "file:$console" -serial "file:$results" &
+	qpid=$!
+	for ((i = 0; i < boot_timeout; i++)); do
+		sleep 1
+		kill -0 $qpid 2>/dev/null && ! grep -qs 'Run /init' "$console" || exit 0
+	done >/dev/null 2>&1 && touch "$work/boot-hung" && kill $qpid &
+	wpid=$!
+	# Show progress while the VM runs: one line per program started.
+	tail -n +1 -F "$results" 2>/dev/null --pid=$qpid |
+		sed -un 's/^### BEGIN \(.*\)/  VM       \1/p' || true
+	qrc=0
+	wait $qpid || qrc=$?
+	wait $wpid 2>/dev/null || true
+	[[ -e $work/boot-hung ]] || break
+	echo "  VM       hung before /init for $boot_timeout s (attempt $attempt; console in ${console#"$srctree"/})"
+	[[ $attempt -eq 1 ]] && cp "$console" "$work/console-hung.log"
+done
 echo "  VM       finished in $(($(date +%s) - start)) s (logs in ${work#"$srctree"/})"
 
 timed_out=
