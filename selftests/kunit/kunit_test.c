@@ -64,10 +64,38 @@ static int listed(char **names, int n, const char *name)
 	return 0;
 }
 
+/*
+ * Append one line of a case's log to its summary, which goes into the TAP
+ * line of a failed case: squeezed, without the test name KUnit repeats,
+ * without directories, and without '#' (a TAP directive).
+ */
+static void add_diag(char *diag, size_t size, const char *text)
+{
+	size_t len = strlen(diag);
+	const char *at, *slash;
+	char *q;
+
+	while (*text == ' ' || *text == '#')
+		text++;
+	at = strstr(text, " at /");
+	slash = at ? strrchr(at, '/') : NULL;
+	if (!*text || len + 3 >= size)
+		return;
+	if (len)
+		len += snprintf(diag + len, size - len, "; ");
+	if (slash)
+		snprintf(diag + len, size - len, "%.*s at %.200s", (int)(at - text), text, slash + 1);
+	else
+		snprintf(diag + len, size - len, "%.500s", text);
+	for (q = diag; *q; q++)
+		if (*q == '#')
+			*q = ' ';
+}
+
 /* Report the test cases of one suite from its debugfs results. */
 static void report_suite(const char *suite)
 {
-	char path[512], line[1024], name[1400];
+	char path[512], line[1024], name[1400], diag[600] = "";
 	int plan = -1, cases = 0, case_failed = 0, suite_ok = -1;
 	FILE *f;
 
@@ -88,19 +116,19 @@ static void report_suite(const char *suite)
 			suite_ok = line[0] == 'o';
 			continue;
 		}
-		if (strncmp(line, "    ", 4) || p[0] == ' ')
+		if (strncmp(line, "    ", 4))
 			continue;
 		if (sscanf(p, "1..%d", &plan) == 1)
 			continue;
-		/* Diagnostics of failed expectations: keep them in the log. */
-		if (p[0] == '#') {
-			if (strncmp(p, "# Subtest:", 10))
-				printf("# %s: %s\n", suite, p + 2);
+		ok = !strncmp(p, "ok ", 3);
+		if (!ok && strncmp(p, "not ok ", 7)) {
+			/* A case's own log (why it failed): keep it for its line. */
+			if (!strncmp(p, "# Subtest:", 10) || !strncmp(p, "KTAP ", 5))
+				continue;
+			printf("# %s: %s\n", suite, p);
+			add_diag(diag, sizeof(diag), p);
 			continue;
 		}
-		ok = !strncmp(p, "ok ", 3);
-		if (!ok && strncmp(p, "not ok ", 7))
-			continue;
 		desc = p + (ok ? 3 : 7);
 		num = strtol(desc, &desc, 10);
 		(void)num;
@@ -109,10 +137,14 @@ static void report_suite(const char *suite)
 		hash = strstr(desc, " # ");
 		if (hash)
 			*hash = '\0';
-		snprintf(name, sizeof(name), "%s: %s", suite, desc);
+		if (ok || !diag[0])
+			snprintf(name, sizeof(name), "%s: %s", suite, desc);
+		else
+			snprintf(name, sizeof(name), "%s: %s (%s)", suite, desc, diag);
 		tap(ok, name, hash ? hash + 3 : NULL);
 		cases++;
 		case_failed |= !ok;
+		diag[0] = '\0';
 	}
 	fclose(f);
 
