@@ -1,0 +1,724 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""naobodyd's robot API on TCP, against the simulated body, with a client on
+python3-msgpack: the handshake, every message of spec/robot-api.md, the
+controller, State's fields, units and orders, events, and bad input."""
+
+import math
+import os
+import socket
+import struct
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import msgpack  # noqa: E402
+from nbtest import (Client, Daemon, Lola, Tap, TestFailure, check, frame,  # noqa: E402
+                    free_port, wait_for)
+
+tap = Tap()
+
+# The robot API's joint order (spec) and each joint's LoLA index.
+API_JOINTS = [
+    "head_yaw", "head_pitch", "left_shoulder_pitch", "left_shoulder_roll",
+    "left_elbow_yaw", "left_elbow_roll", "left_wrist_yaw", "left_hand",
+    "right_shoulder_pitch", "right_shoulder_roll", "right_elbow_yaw",
+    "right_elbow_roll", "right_wrist_yaw", "right_hand", "left_hip_yaw_pitch",
+    "left_hip_roll", "left_hip_pitch", "left_knee_pitch", "left_ankle_pitch",
+    "left_ankle_roll", "right_hip_yaw_pitch", "right_hip_roll", "right_hip_pitch",
+    "right_knee_pitch", "right_ankle_pitch", "right_ankle_roll",
+]
+LOLA_JOINTS = [
+    "HeadYaw", "HeadPitch", "LShoulderPitch", "LShoulderRoll", "LElbowYaw",
+    "LElbowRoll", "LWristYaw", "LHipYawPitch", "LHipRoll", "LHipPitch",
+    "LKneePitch", "LAnklePitch", "LAnkleRoll", "RHipRoll", "RHipPitch",
+    "RKneePitch", "RAnklePitch", "RAnkleRoll", "RShoulderPitch",
+    "RShoulderRoll", "RElbowYaw", "RElbowRoll", "RWristYaw", "LHand", "RHand",
+]
+
+
+def lola_index(api_name):
+    """LoLA's index of an API joint, from the names alone."""
+    if api_name.endswith("_hand"):
+        return LOLA_JOINTS.index(("L" if api_name.startswith("left") else "R") + "Hand")
+    side, rest = api_name.split("_", 1)
+    if side in ("left", "right"):
+        name = ("L" if side == "left" else "R") + "".join(w.title() for w in rest.split("_"))
+    else:
+        name = "".join(w.title() for w in api_name.split("_"))
+    if name == "RHipYawPitch":
+        name = "LHipYawPitch"  # one motor
+    return LOLA_JOINTS.index(name)
+
+
+J = {n: i for i, n in enumerate(API_JOINTS)}
+
+
+def ready(d, name="nbtest", rate=None):
+    c = Client(d)
+    c.hello(name)
+    sub = {"state": True, "cameras": [], "camera_fps": 0.0, "microphone": False}
+    if rate:
+        sub["rate"] = rate
+    c.send({"Subscribe": sub})
+    return c
+
+
+def settle(c, seconds):
+    """Heartbeats for a while; the last State."""
+    states = [m["State"] for m in c.heartbeat_for(seconds) if "State" in m]
+    check(states, "no State while heartbeating")
+    return states[-1]
+
+
+def awake(d):
+    c = ready(d)
+    c.send({"Power": "Wake"})
+    c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
+            and s["fall_state"] == "Upright", 4, "standing after Wake")
+    return c
+
+
+# ---- handshake ---------------------------------------------------------------
+
+@tap.test
+def hello_reply():
+    """Hello: the reply carries version, body_id, head_id, simulated, echo_cancellation"""
+    with Daemon("--body-id", "P0000073A07S94700012", "--head-id", "P0000074A05S93M00061") as d:
+        h = Client(d).hello("me")["Hello"]
+        check(h["version"] == 1, f"version {h['version']}")
+        r = h["robot"]
+        check(set(r) == {"body_id", "head_id", "simulated", "echo_cancellation"}, f"robot {r}")
+        check(r["body_id"] == "P0000073A07S94700012", r["body_id"])
+        check(r["head_id"] == "P0000074A05S93M00061", r["head_id"])
+        check(r["simulated"] is True, "simulated should be true on the simulated body")
+        check(r["echo_cancellation"] is False, "echo_cancellation")
+    with Daemon("--echo-cancellation") as d:
+        check(Client(d).hello()["Hello"]["robot"]["echo_cancellation"] is True,
+              "--echo-cancellation")
+
+
+@tap.test
+def hello_version_mismatch():
+    """Hello: another version gets the robot's Hello, then the connection closes"""
+    with Daemon() as d:
+        c = Client(d)
+        h = c.hello(version=2)["Hello"]
+        check(h["version"] == 1, "the robot's version")
+        check(c.closed(2), "connection left open after a version mismatch")
+        check("speaks version 2" in d.log(), "no log line")
+
+
+@tap.test
+def hello_timeout():
+    """Handshake: no Hello within 2 s closes the connection, a partial frame too"""
+    with Daemon() as d:
+        silent = Client(d)
+        partial = Client(d)
+        partial.send_raw(frame({"Hello": {"version": 1, "client": "slow"}})[:7])
+        t0 = time.monotonic()
+        check(not silent.closed(1.7), "closed before 2 s")
+        check(silent.closed(1.5), "still open after 3.2 s")
+        elapsed = time.monotonic() - t0
+        check(1.9 <= elapsed <= 3.2, f"closed after {elapsed:.2f} s")
+        check(partial.closed(0.5), "a partial Hello kept the connection")
+        check(d.log().count("no Hello within 2 s") == 2, "log lines")
+
+
+@tap.test
+def hello_errors():
+    """Handshake: anything but a good Hello first closes with a log line"""
+    with Daemon() as d:
+        for first, logged in [("Heartbeat", "expected Hello first, got Heartbeat"),
+                              ({"Power": "Wake"}, "expected Hello first, got Power"),
+                              ({"Hello": {"version": "one", "client": "x"}},
+                               "bad Hello: Hello.version: expected an integer"),
+                              ({"Hello": {"client": "x"}}, "bad Hello: Hello.version: missing"),
+                              ({"Hello": {"version": -1, "client": "x"}}, "Hello.version: -1"),
+                              ({"Hello": {"version": 1, "client": 5}}, "Hello.client")]:
+            c = Client(d)
+            c.send(first)
+            check(c.closed(1), f"{first!r} first: not closed")
+            wait_for(lambda: logged in d.log(), 1, f"log line '{logged}'")
+        # A struct may come as an array of its fields (rmp-serde without names).
+        c = Client(d)
+        c.send({"Hello": [1, "positional"]})
+        check(c.expect(lambda m: "Hello" in m)["Hello"]["version"] == 1, "positional Hello")
+
+
+@tap.test
+def hello_twice():
+    """Handshake: a second Hello is ignored; the session stays"""
+    with Daemon() as d:
+        c = ready(d)
+        c.send({"Hello": {"version": 1, "client": "again"}})
+        wait_for(lambda: "Hello after the handshake: ignored" in d.log(), 1, "the log line")
+        c.state(timeout=1)
+
+
+# ---- the controller ------------------------------------------------------------
+
+@tap.test
+def controller_replacement():
+    """Controller: a new client replaces the old one, and its subscription starts empty"""
+    with Daemon() as d:
+        a = ready(d, "first")
+        a.state()
+        lurker = Client(d)  # connected, no Hello: replaces nobody
+        a.state()
+        a.state()
+        b = Client(d)
+        b.hello("second")
+        check(a.closed(1), "the first client was not disconnected")
+        check("replaced as the controller" in d.log(), "no log line")
+        got = b.heartbeat_for(0.6)
+        check(not [m for m in got if "State" in m], "States before Subscribe")
+        b.send({"Subscribe": {"state": True}})
+        b.state(timeout=1)
+        lurker.close()
+
+
+# ---- State -----------------------------------------------------------------------
+
+@tap.test
+def state_fields():
+    """State: every field of the spec, with its types"""
+    with Daemon() as d:
+        c = ready(d)
+        raw = c.expect(lambda m: "State" in m)
+        s = raw["State"]
+        check(set(s) == {"time", "primary_state", "fall_state", "motion", "battery", "imu",
+                         "sonar", "left_foot_pressure", "right_foot_pressure", "touch",
+                         "joint_positions", "joint_temperatures", "joint_currents"},
+              f"fields: {sorted(s)}")
+        check(abs(s["time"] - time.time()) < 1.0, f"time {s['time']} vs {time.time()}")
+        check(s["primary_state"] in ("Unstiff", "Animation", "Initial", "Playing", "Finished"),
+              s["primary_state"])
+        check(s["fall_state"] in ("Upright", "Falling", "Fallen", "StandingUp", "Sitting"),
+              s["fall_state"])
+        check(isinstance(s["motion"], str), "motion")
+        check(set(s["battery"]) == {"charge", "current", "temperature", "charging"},
+              f"battery {s['battery']}")
+        check(isinstance(s["battery"]["charging"], bool), "charging")
+        check(set(s["imu"]) == {"linear_acceleration", "angular_velocity", "roll_pitch"},
+              f"imu {s['imu']}")
+        check([len(s["imu"][k]) for k in ("linear_acceleration", "angular_velocity",
+                                           "roll_pitch")] == [3, 3, 2], "imu lengths")
+        check(set(s["sonar"]) == {"left", "right"}, f"sonar {s['sonar']}")
+        check(len(s["left_foot_pressure"]) == 4 and len(s["right_foot_pressure"]) == 4,
+              "foot pressure lengths")
+        check(set(s["touch"]) == {"chest_button", "head_front", "head_middle", "head_rear",
+                                  "left_hand", "right_hand", "left_foot", "right_foot"},
+              f"touch {s['touch']}")
+        check(all(isinstance(v, bool) for v in s["touch"].values()), "touch booleans")
+        for k in ("joint_positions", "joint_temperatures", "joint_currents"):
+            check(len(s[k]) == 26 and all(isinstance(v, float) for v in s[k]), f"{k}")
+        # Field names, not arrays; floats as float32 except time.
+        raw_bytes = c.recv_raw()
+        while b"State" not in raw_bytes[:8]:
+            raw_bytes = c.recv_raw()
+        check(raw_bytes[:8] == b"\x81\xa5State\x8d", f"State header {raw_bytes[:8].hex()}")
+        i = raw_bytes.index(b"\xa4time") + 5
+        check(raw_bytes[i] == 0xcb, "time is not a float64")
+        i = raw_bytes.index(b"\xa6charge") + 7
+        check(raw_bytes[i] == 0xca, "battery.charge is not a float32")
+
+
+@tap.test
+def state_units():
+    """State: units: m/s^2, rad, kg, m, A, C; the battery's charge, current and charging"""
+    with Daemon("--sim-battery", "0.75") as d:
+        c = ready(d)
+        d.control("sonar 0.5 1.25")
+        s = c.state(pred=lambda s: s["sonar"]["left"] == 0.5)
+        acc = s["imu"]["linear_acceleration"]
+        check(abs(acc[2] + 9.81) < 0.1 and abs(acc[0]) < 0.1 and abs(acc[1]) < 0.1,
+              f"upright acceleration {acc}")
+        check(all(abs(v) < 0.02 for v in s["imu"]["roll_pitch"]), "roll_pitch")
+        check(abs(s["sonar"]["right"] - 1.25) < 1e-6, f"sonar {s['sonar']}")
+        b = s["battery"]
+        check(abs(b["charge"] - 0.75) < 0.01, f"charge {b['charge']}")
+        check(b["current"] < 0 and b["charging"] is False, f"discharging {b}")
+        check(abs(b["temperature"] - 3.0) < 0.01, "battery temperature on LoLA's scale")
+        check(all(25 <= t <= 60 for t in s["joint_temperatures"]), "joint temperatures")
+        d.control("charger 1")
+        s = c.state(pred=lambda s: s["battery"]["charging"])
+        check(s["battery"]["current"] > 0, "charging current")
+        # Standing: the body's mass on the feet, in kg.
+        c.send({"Power": "Wake"})
+        s = settle(c, 2.6)
+        total = sum(s["left_foot_pressure"]) + sum(s["right_foot_pressure"])
+        check(4.5 < total < 6.5, f"standing foot pressure {total} kg")
+        check(any(a > 0 for a in s["joint_currents"]), "stiff joints draw current")
+
+
+@tap.test
+def state_joint_order():
+    """State: the 26 joints in the API's order, both hip yaw-pitch from one motor"""
+    with Daemon() as d:
+        lola = Lola(d)
+        lola.send({})  # an empty map: keeps every effector
+        pos = lola.read()["Position"]
+        lola.close()
+        wait_for(lambda: "lola: client 1 disconnected" in d.log(), 2, "LoLA to go")
+        c = ready(d)
+        s = c.state()
+        jp = s["joint_positions"]
+        for i, name in enumerate(API_JOINTS):
+            check(abs(jp[i] - pos[lola_index(name)]) < 0.003,
+                  f"{name}: State {jp[i]:.4f}, LoLA {LOLA_JOINTS[lola_index(name)]} "
+                  f"{pos[lola_index(name)]:.4f}")
+        check(jp[J["left_hip_yaw_pitch"]] == jp[J["right_hip_yaw_pitch"]], "hip yaw-pitch")
+        # Sitting: knees folded, elbows rolled in, hands closed.
+        check(jp[J["left_knee_pitch"]] > 2.0 and jp[J["right_knee_pitch"]] > 2.0, "knees")
+        check(jp[J["left_elbow_roll"]] < -0.5 and jp[J["right_elbow_roll"]] > 0.5, "elbows")
+
+
+@tap.test
+def state_rate():
+    """Subscribe: State at 20 Hz by default, the full 83 Hz with rate, none without state"""
+    with Daemon() as d:
+        c = ready(d)
+        c.state()
+        got = [m["State"] for m in c.heartbeat_for(1.5) if "State" in m]
+        span = got[-1]["time"] - got[0]["time"]
+        check(26 <= len(got) <= 34, f"{len(got)} States in 1.5 s at the default rate")
+        check(abs((len(got) - 1) / span - 20) < 1.5, f"{(len(got) - 1) / span:.1f} Hz")
+        c.send({"Subscribe": {"state": True, "rate": 83.3}})
+        c.heartbeat_for(0.2)
+        got = [m["State"] for m in c.heartbeat_for(1.2) if "State" in m]
+        span = got[-1]["time"] - got[0]["time"]
+        check(abs((len(got) - 1) / span - 83.3) < 3, f"{(len(got) - 1) / span:.1f} Hz at 83.3")
+        gaps = [b["time"] - a["time"] for a, b in zip(got, got[1:])]
+        check(max(gaps) < 0.05, f"largest gap {max(gaps):.3f} s")
+        c.send({"Subscribe": {"state": True, "rate": 5}})
+        c.heartbeat_for(0.3)
+        n = len([m for m in c.heartbeat_for(1.6) if "State" in m])
+        check(6 <= n <= 10, f"{n} States in 1.6 s at rate 5")
+        c.send({"Subscribe": {"state": False}})
+        c.heartbeat_for(0.2)
+        check(not [m for m in c.heartbeat_for(0.5) if "State" in m], "States after state: false")
+
+
+# ---- Power and Motion ----------------------------------------------------------------
+
+@tap.test
+def power_wake_rest():
+    """Power: Wake stiffens and stands smoothly; Rest sits first, then goes limp"""
+    with Daemon() as d:
+        c = ready(d, rate=83.3)
+        s = c.state()
+        check(s["primary_state"] == "Unstiff" and s["fall_state"] == "Sitting", f"start {s}")
+        c.send({"Power": "Wake"})
+        states = [m["State"] for m in c.heartbeat_for(2.8) if "State" in m]
+        knees = [s["joint_positions"][J["left_knee_pitch"]] for s in states]
+        steps = [abs(b - a) for a, b in zip(knees, knees[1:])]
+        check(max(steps) < 0.05, f"a knee step of {max(steps):.3f} rad in one cycle")
+        check("Animation" in [s["primary_state"] for s in states], "no Animation while waking")
+        s = states[-1]
+        check(s["primary_state"] == "Initial" and s["motion"] == "Stand", f"woken {s['motion']}")
+        check(abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, "standing knees")
+        check(s["fall_state"] == "Upright", s["fall_state"])
+        st = d.sim_status()
+        check(float(st["legs_stiffness"]) > 0.9, f"legs stiffness {st}")
+        c.send({"Power": "Rest"})
+        states = [m["State"] for m in c.heartbeat_for(3.5) if "State" in m]
+        motions = [s["motion"] for s in states]
+        check("SitDown" in motions, f"Rest did not sit first: {set(motions)}")
+        s = states[-1]
+        check(s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff", f"rested {s['motion']}")
+        check(s["fall_state"] == "Sitting", f"rested {s['fall_state']}")
+        check(d.sim_status()["support"] == "upright", "it fell while resting")
+        check(float(d.sim_status()["legs_stiffness"]) < 0.01, "still stiff")
+
+
+@tap.test
+def motion_poses():
+    """Motion: Stand, ArmsUp, Squat and SitDown reach their poses; the state says which"""
+    with Daemon() as d:
+        c = awake(d)
+        c.send({"Motion": "ArmsUp"})
+        s = c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing",
+                    4, "ArmsUp")
+        check("Animation" in [m["State"]["primary_state"] for m in c.seen if "State" in m],
+              "ArmsUp without an Animation on the way")
+        s = settle(c, 0.3)
+        jp = s["joint_positions"]
+        check(jp[J["left_shoulder_pitch"]] < -1.3 and jp[J["right_shoulder_pitch"]] < -1.3,
+              f"arms {jp[J['left_shoulder_pitch']]}, {jp[J['right_shoulder_pitch']]}")
+        c.send({"Motion": "Squat"})
+        c.until(lambda s: s["motion"] == "Squat" and s["primary_state"] == "Playing", 4, "Squat")
+        s = settle(c, 0.3)
+        check(1.3 < s["joint_positions"][J["right_knee_pitch"]] < 1.6, "squat knees")
+        check(s["fall_state"] == "Upright", s["fall_state"])
+        c.send({"Motion": {"Stand": {"head": "Center"}}})
+        c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Playing", 4, "Stand")
+        s = settle(c, 0.3)
+        check(abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, "stand knees")
+        c.send({"Motion": "SitDown"})
+        s = c.until(lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting"
+                    and s["primary_state"] == "Playing", 4, "sitting, stiff, on request")
+        check(float(d.sim_status()["legs_stiffness"]) > 0.9, "limp after SitDown")
+
+
+@tap.test
+def motion_head():
+    """Motion: the head modes Center, LookAt and LookAround"""
+    with Daemon() as d:
+        c = awake(d)
+        c.send({"Motion": {"Stand": {"head": {"LookAt": {"x": 1.0, "y": 1.0}}}}})
+        s = settle(c, 1.0)
+        yaw, pitch = s["joint_positions"][0], s["joint_positions"][1]
+        check(abs(yaw - math.pi / 4) < 0.03, f"LookAt yaw {yaw}")
+        check(abs(pitch - math.atan2(0.5, math.sqrt(2))) < 0.03, f"LookAt pitch {pitch}")
+        c.send({"Motion": {"Stand": {"head": "LookAround"}}})
+        # A +-1 rad sweep every 5 s: both ends within a period or so.
+        yaws = []
+
+        def swept(s):
+            yaws.append(s["joint_positions"][0])
+            return max(yaws) > 0.9 and min(yaws) < -0.9
+        c.until(swept, 8, "a LookAround sweep")
+        check(max(yaws) < 1.01 and min(yaws) > -1.01, f"LookAround from {min(yaws)} to {max(yaws)}")
+        c.send({"Motion": {"Stand": {"head": "Center"}}})
+        s = settle(c, 1.5)
+        check(abs(s["joint_positions"][0]) < 0.01, "Center")
+
+
+@tap.test
+def motion_walk():
+    """Motion: WalkTo walks the simulated odometry there and stops; WalkToward until Stand"""
+    with Daemon() as d:
+        c = awake(d)
+        c.send({"Motion": {"WalkTo": {"x": 0.3, "y": 0.1, "turn_to": 0.5, "speed": "Fast",
+                                      "head": "Center"}}})
+        s = c.until(lambda s: s["motion"] == "Walk", 2, "Walk")
+        check(s["primary_state"] == "Playing", s["primary_state"])
+        c.until(lambda s: s["motion"] == "Stand", 6, "arrival")
+        x, y, th = map(float, d.sim_status()["odometry"].split(","))
+        check(abs(x - 0.3) < 0.03 and abs(y - 0.1) < 0.03, f"odometry {x}, {y}")
+        check(abs(th - 0.5) < 0.04, f"heading {th}")
+        c.send({"Motion": {"WalkToward": {"x": 1.0, "y": 0.0, "speed": "Normal",
+                                          "head": "Center"}}})
+        c.heartbeat_for(1.0)
+        x1 = float(d.sim_status()["odometry"].split(",")[0])
+        c.heartbeat_for(1.0)
+        x2 = float(d.sim_status()["odometry"].split(",")[0])
+        check(x2 - x1 > 0.1, f"WalkToward moved {x2 - x1:.3f} m in 1 s")
+        c.send({"Motion": {"Stand": {"head": "Center"}}})
+        c.until(lambda s: s["motion"] == "Stand", 1, "Stand")
+        c.heartbeat_for(0.2)
+        x3 = float(d.sim_status()["odometry"].split(",")[0])
+        c.heartbeat_for(0.5)
+        check(abs(float(d.sim_status()["odometry"].split(",")[0]) - x3) < 1e-3, "still walking")
+
+
+@tap.test
+def motion_falls_win():
+    """Falls: falling wins over the request; the simulated body gets up again"""
+    with Daemon() as d:
+        c = awake(d)
+        c.send({"Motion": "ArmsUp"})
+        c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", 4,
+                "ArmsUp")
+        d.control("push front")
+        c.until(lambda s: s["motion"] == "FallProtection", 1, "FallProtection")
+        seen = c.seen
+        c.until(lambda s: s["motion"] == "ArmsUp" and s["fall_state"] == "Upright"
+                and s["primary_state"] == "Playing", 12, "up again, arms up")
+        seen += c.seen
+        falls = [m["Event"]["Fall"]["state"] for m in seen if "Event" in m
+                 and "Fall" in m["Event"]]
+        check(falls[:3] == ["Falling", "Fallen", "StandingUp"], f"fall events {falls}")
+        check(falls[-1] == "Upright", f"fall events {falls}")
+        motions = [m["State"]["motion"] for m in seen if "State" in m]
+        check("FallProtection" in motions and "StandUpFront" in motions,
+              f"motions {set(motions)}")
+
+
+# ---- Leds ------------------------------------------------------------------------
+
+def leds(d, group):
+    return [float(v) for v in d.control(f"leds {group}").split()[1:]]
+
+
+@tap.test
+def leds_override():
+    """Leds: override groups in LoLA's orders; nil hands a group back"""
+    with Daemon() as d:
+        c = ready(d)
+        c.heartbeat_for(0.1)
+        default_chest = leds(d, "chest")
+        check(default_chest == [0.0, 1.0, 0.0], f"the daemon's chest {default_chest}")
+        eye = [[8 * k, 0, 255 - 8 * k] for k in range(8)]
+        right_eye = [[0, 10 * k + 5, 0] for k in range(8)]
+        ear = [k / 10 for k in range(10)]
+        c.send({"Leds": {"left_eye": eye, "right_eye": right_eye, "left_ear": ear,
+                         "right_ear": ear, "chest": [255, 0, 51], "left_foot": [0, 0, 255],
+                         "right_foot": None}})
+        c.heartbeat_for(0.2)
+        check(leds(d, "chest") == [1.0, 0.0, 0.2], f"chest {leds(d, 'chest')}")
+        check(leds(d, "l_foot") == [0.0, 0.0, 1.0], "left foot")
+        check(leds(d, "r_foot") == [0.0, 0.0, 0.0], "right foot stays the daemon's")
+        l_eye, r_eye = leds(d, "l_eye"), leds(d, "r_eye")
+        # Segment k (top, clockwise from the front) -> LoLA's left eye
+        # 45,0,315,...,90 degrees and right eye 0,45,...,315 (nao_lola's map).
+        left_index = [0, 7, 6, 5, 4, 3, 2, 1]
+        right_index = [7, 6, 5, 4, 3, 2, 1, 0]
+        for k in range(8):
+            check(abs(l_eye[left_index[k]] - eye[k][0] / 255) < 1e-3, f"left eye red {k}")
+            check(abs(l_eye[16 + left_index[k]] - eye[k][2] / 255) < 1e-3, f"left blue {k}")
+            check(abs(r_eye[8 + right_index[k]] - right_eye[k][1] / 255) < 1e-3, f"right {k}")
+        check(leds(d, "l_ear") == [round(v, 3) for v in ear], "left ear from 0 degrees")
+        check(leds(d, "r_ear") == [round(v, 3) for v in reversed(ear)], "right ear reversed")
+        c.send({"Leds": {"chest": [0, 0, 0]}})
+        c.heartbeat_for(0.2)
+        check(leds(d, "chest") == [0.0, 0.0, 0.0], "chest override")
+        check(leds(d, "l_foot") == [0.0, 0.0, 0.0], "a group left out is handed back")
+        c.send({"Leds": None})
+        c.heartbeat_for(0.2)
+        check(leds(d, "chest") == default_chest, "Leds nil hands everything back")
+        c.send({"Leds": {"chest": [256, 0, 0]}})
+        c.heartbeat_for(0.2)
+        check(leds(d, "chest") == default_chest, "an out-of-range colour was applied")
+        check("Leds.chest[0]: 256 is out of range" in d.log(), "no clear log line")
+
+
+# ---- audio, cameras, microphone ----------------------------------------------------
+
+@tap.test
+def audio_and_cameras():
+    """Speaker, SpeakerClear, Volume, cameras, microphone: checked, answered honestly"""
+    with Daemon() as d:
+        c = ready(d)
+        c.send({"Speaker": {"samples": [0, 1, -1, 32767, -32768]}})
+        c.send("SpeakerClear")
+        c.send({"Volume": {"percent": 150, "muted": None}})
+        c.send({"Subscribe": {"state": True, "cameras": ["Top", "Bottom"], "camera_fps": 10.0,
+                              "microphone": True}})
+        got = c.heartbeat_for(1.0)
+        check(not [m for m in got if "Image" in m or "Microphone" in m], "media messages?")
+        check([m for m in got if "State" in m], "no State")
+        log = d.log()
+        check("no audio device yet" in log, "no line about audio")
+        check("no Image or Microphone messages will come" in log, "no line about cameras")
+        for bad, what in [({"Speaker": {"samples": [40000]}}, "Speaker.samples[0]: 40000"),
+                          ({"Speaker": {"samples": [1.5]}}, "Speaker.samples[0]: expected an"),
+                          ({"Volume": {"percent": 300}}, "Volume.percent: 300"),
+                          ({"Volume": {"muted": "yes"}}, "Volume.muted"),
+                          ({"Subscribe": {"cameras": ["Left"]}}, "Subscribe.cameras[0]"),
+                          ({"Subscribe": {"state": True, "rate": 0}}, "Subscribe.rate")]:
+            c = ready(d)  # log lines are rate-limited per client
+            c.send(bad)
+            wait_for(lambda: what in d.log(), 1, f"log line '{what}'")
+            c.state(timeout=1)  # still connected, still subscribed
+
+
+# ---- events ------------------------------------------------------------------------
+
+@tap.test
+def events_touch():
+    """Events: Touch {sensor, pressed} for each change, hands and feet as one"""
+    with Daemon() as d:
+        c = ready(d)
+        for sim, sensor in [("chest", "ChestButton"), ("head_front", "HeadFront"),
+                            ("head_middle", "HeadMiddle"), ("head_rear", "HeadRear"),
+                            ("l_hand_left", "LeftHand"), ("r_hand_back", "RightHand"),
+                            ("l_foot_right", "LeftFoot"), ("r_foot_left", "RightFoot")]:
+            d.control(f"touch {sim} 1")
+            e = c.event("Touch")
+            check(e == {"sensor": sensor, "pressed": True}, f"{sim}: {e}")
+            s = c.state()
+            key = {"ChestButton": "chest_button", "HeadFront": "head_front",
+                   "HeadMiddle": "head_middle", "HeadRear": "head_rear",
+                   "LeftHand": "left_hand", "RightHand": "right_hand",
+                   "LeftFoot": "left_foot", "RightFoot": "right_foot"}[sensor]
+            check(s["touch"][key] is True, f"State touch {key}")
+            d.control(f"touch {sim} 0")
+            check(c.event("Touch") == {"sensor": sensor, "pressed": False}, f"{sim} release")
+        # A second sensor of a pressed hand is no new event.
+        d.control("touch l_hand_left 1")
+        c.event("Touch")
+        d.control("touch l_hand_right 1")
+        got = c.heartbeat_for(0.3)
+        check(not [m for m in got if "Event" in m], "an event for the same hand")
+
+
+@tap.test
+def events_scripted():
+    """Simulator: a script presses and releases touches at set times"""
+    import subprocess
+    import tempfile
+    from nbtest import binary
+    with tempfile.NamedTemporaryFile("w", suffix=".sim", delete=False) as f:
+        f.write("# a scripted press\n0.8 touch head_rear 1\n1.1 touch head_rear 0\n"
+                "1.1 sonar 0.4 0.6   # same time, in order\n")
+        script = f.name
+    try:
+        with Daemon("--sim-script", script) as d:
+            c = ready(d)
+            t0 = time.monotonic()
+            check(c.event("Touch", timeout=2) == {"sensor": "HeadRear", "pressed": True},
+                  "press")
+            check(c.event("Touch", timeout=1) == {"sensor": "HeadRear", "pressed": False},
+                  "release")
+            check(time.monotonic() - t0 < 1.5, "late")
+            c.until(lambda s: abs(s["sonar"]["left"] - 0.4) < 1e-6, 1, "the scripted sonar")
+        with open(script, "w") as f:
+            f.write("1.0 touch chest 1\n0.5 touch chest 0\n")
+        r = subprocess.run([binary("naobodyd"), "--sim-script", script, "--port", "0",
+                            "--no-lola", "--no-guard"], capture_output=True, text=True,
+                           timeout=10)
+        check(r.returncode == 1 and ":2: expected" in r.stderr, f"{r.returncode} {r.stderr}")
+    finally:
+        os.unlink(script)
+
+
+# ---- Stop ----------------------------------------------------------------------------
+
+@tap.test
+def stop_latches():
+    """Stop: the body's death switch latches (limp) and the UDP stop goes to the guard"""
+    guard = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    guard.bind(("127.0.0.1", 0))
+    guard.settimeout(2)
+    with Daemon(guard=guard.getsockname()[1]) as d:
+        c = awake(d)
+        c.send("Stop")
+        packet = guard.recv(512)
+        check(packet.startswith(b"NAOBODY STOP"), f"UDP stop {packet!r}")
+        s = c.state(pred=lambda s: s["primary_state"] == "Unstiff", what="Unstiff")
+        check(d.sim_status()["stopped"] == "1", "the simulated body did not latch")
+        check("death switch latched" in d.log(), "log")
+        # Latched: Wake does nothing until a rearm, and stays limp after it.
+        c.send({"Power": "Wake"})
+        s = settle(c, 1.0)
+        check(s["primary_state"] == "Unstiff", f"woke while stopped: {s['primary_state']}")
+        d.control("rearm")
+        s = settle(c, 0.5)
+        check(s["primary_state"] == "Unstiff", "stiff again right after the rearm")
+    guard.close()
+
+
+# ---- bad input -------------------------------------------------------------------------
+
+@tap.test
+def bad_input_malformed():
+    """Malformed MessagePack closes the connection with a log line"""
+    with Daemon() as d:
+        cases = [(b"\xc1", "reserved byte 0xc1"),
+                 (b"\xa5Hel", "value longer than the data"),
+                 (b"\x92\x01", "container longer than the data"),
+                 (b"\xdc\x00", "truncated value"),
+                 (msgpack.packb("Heartbeat") + b"\x00", "bytes after the value"),
+                 (b"\xdd\xff\xff\xff\xff\x00", "container longer than the data"),
+                 (b"\xdb\x00\x10\x00\x00abc", "value longer than the data"),
+                 (b"\x91" * 40 + b"\xc0", "nested too deeply"),
+                 (b"", "an empty frame")]
+        for data, why in cases:
+            c = ready(d)
+            c.send_raw(struct.pack(">I", len(data)) + data)
+            check(c.closed(1), f"{data[:8]!r}: still open")
+            wait_for(lambda: why in d.log(), 1, f"log '{why}'")
+        rss = int([ln for ln in open(f"/proc/{d.proc.pid}/status")
+                   if ln.startswith("VmRSS")][0].split()[1])
+        check(rss < 16 * 1024, f"RSS {rss} kB after malformed frames")
+
+
+@tap.test
+def bad_input_limit():
+    """Frames: over 8 MiB is refused before it is read; 8 MiB itself is fine"""
+    with Daemon() as d:
+        c = ready(d)
+        c.send_raw(struct.pack(">I", 8 * 1024 * 1024 + 1))
+        check(c.closed(1), "an 8 MiB + 1 header kept the connection")
+        check("8388609 bytes is over the 8 MiB limit" in d.log(), "log")
+        c = ready(d)
+        c.send_raw(struct.pack(">I", 0xffffffff) + b"\x00" * 1000)
+        check(c.closed(1), "a 4 GiB header kept the connection")
+        c = ready(d)
+        body = msgpack.packb({"Dance": b"\x00" * (8 * 1024 * 1024 - 16)}, use_bin_type=True)
+        check(len(body) <= 8 * 1024 * 1024, "test frame too big")
+        c.send_raw(struct.pack(">I", len(body)) + body)
+        wait_for(lambda: 'unknown variant "Dance"' in d.log(), 3, "the 8 MiB frame")
+        c.state(timeout=1)  # still there
+        # Too many values for one frame: refused before msgpack-c allocates.
+        c.send({"Speaker": {"samples": [0] * (300 * 1024)}})
+        check(c.closed(2), "a frame of 300 k values kept the connection")
+        check("too many values" in d.log(), "log")
+
+
+@tap.test
+def bad_input_unknown():
+    """Unknown variants and fields are ignored, with a rate-limited log line"""
+    with Daemon() as d:
+        c = ready(d)
+        for i in range(40):
+            c.send({"Dance": {"style": i}})
+        c.send(5)
+        c.state(timeout=1)
+        c.heartbeat_for(0.3)
+        log = d.log()
+        lines = [ln for ln in log.splitlines() if "ignored" in ln and "Dance" in ln]
+        check(1 <= len(lines) <= 5, f"{len(lines)} log lines for 40 unknown variants")
+        c = ready(d)
+        c.send({"Subscribe": {"state": True, "colour": "red", "rate": 83.3}})
+        wait_for(lambda: "unknown fields ignored: Subscribe.colour" in d.log(), 1, "the field")
+        c.heartbeat_for(0.2)
+        n = len([m for m in c.heartbeat_for(1.0) if "State" in m])
+        check(n > 70, f"Subscribe with an unknown field was not applied ({n} States/s)")
+
+
+@tap.test
+def slow_client():
+    """A client that does not read never holds up the cycle; newer States replace older"""
+    with Daemon() as d:
+        c = Client(d)
+        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        c.hello()
+        c.send({"Subscribe": {"state": True, "rate": 83.3}})
+        before = int(d.sim_status()["cycle"])
+        t0 = time.monotonic()
+        time.sleep(2.0)  # reading nothing
+        cycles = int(d.sim_status()["cycle"]) - before
+        check(cycles > 0.8 * (time.monotonic() - t0) / 0.012, f"{cycles} cycles in 2 s")
+        ages = []
+        while time.monotonic() - t0 < 3.0:
+            m = c.recv(1)
+            if "State" in m:
+                ages.append(time.time() - m["State"]["time"])
+        generated = (time.monotonic() - t0) / 0.012
+        check(len(ages) < 0.7 * generated, f"{len(ages)} States of {generated:.0f} got through")
+        check(ages[-1] < 0.05, f"the newest State is {ages[-1]:.3f} s old")
+        check(d.alive(), "naobodyd died")
+
+
+@tap.test
+def options():
+    """Options: --help answers; bad options are refused clearly; --priority takes effect"""
+    import subprocess
+    from nbtest import binary
+    r = subprocess.run([binary("naobodyd"), "--help"], capture_output=True, text=True)
+    check(r.returncode == 0 and "--sim" in r.stdout and "7700" in r.stdout, r.stdout)
+    for args, msg in [(["--port", "x"], "--port: expected a port number"),
+                      (["--sim-battery", "2"], "--sim-battery: expected a charge"),
+                      (["--body-id", "X" * 21], "--body-id: expected 1 to 20 characters"),
+                      (["--guard", "nohost"], "--guard: expected HOST:PORT"),
+                      (["--lola-mode", "999"], "--lola-mode: expected octal"),
+                      (["--priority", "100"], "--priority: expected 0..99"),
+                      (["stray"], "unexpected argument")]:
+        r = subprocess.run([binary("naobodyd")] + args, capture_output=True, text=True)
+        check(r.returncode == 2 and msg in r.stderr, f"{args}: {r.returncode} {r.stderr}")
+    with Daemon("--priority", "15") as d:
+        with open(f"/proc/{d.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if int(fields[38]) == 1:
+            check(int(fields[37]) == 15 and "SCHED_FIFO priority 15" in d.log(), d.log())
+        else:
+            check("cannot get SCHED_FIFO priority 15" in d.log(), d.log())
+        ready(d).state()
+
+
+if __name__ == "__main__":
+    tap.run()

@@ -1,0 +1,296 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""naobodyd's LoLA-compatible socket, against the simulated body: packets
+of exactly 896 bytes with LoLA's keys, types and orders every cycle;
+actuator maps with LoLA's keys and LED orders; the controller rule; the
+watchdog over a quiet LoLA client."""
+
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import msgpack  # noqa: E402
+from api_test import ready  # noqa: E402
+from nbtest import (LOLA_PACKET, Client, Daemon, Lola, Tap, TestFailure, binary,  # noqa: E402
+                    check, unpack_first_with_size, wait_for)
+
+tap = Tap()
+
+KEYS = ["RobotConfig", "Accelerometer", "Angles", "Battery", "Current", "FSR", "Gyroscope",
+        "Position", "Sonar", "Stiffness", "Temperature", "Touch", "Status"]
+LENGTHS = {"RobotConfig": 4, "Accelerometer": 3, "Angles": 2, "Battery": 4, "Current": 25,
+           "FSR": 8, "Gyroscope": 3, "Position": 25, "Sonar": 2, "Stiffness": 25,
+           "Temperature": 25, "Touch": 14, "Status": 25}
+BODY = "P0000073A07S94700012"
+HEAD = "P0000074A05S93M00061"
+# LoLA's stand-ish pose, its joint order.
+STAND = [0, 0, 1.55, 0.15, -1.2, -0.45, 0, 0, 0, -0.42, 0.92, -0.5, 0, 0, -0.42, 0.92, -0.5,
+         0, 1.55, -0.15, 1.2, 0.45, 0, 0.2, 0.2]
+ARMS_UP = list(STAND)
+ARMS_UP[2] = ARMS_UP[18] = -1.5
+
+
+def walk_raw(p):
+    """Walk LoLA's sensor map byte by byte: the type byte of every value."""
+    types = {}
+    i = 0
+    check(p[i] == 0x8d, f"map header {p[0]:#x}")
+    i += 1
+    for _ in range(13):
+        n = p[i] - 0xa0
+        check(0 < n < 32, f"key header at {i}")
+        k = p[i + 1:i + 1 + n].decode()
+        i += 1 + n
+        if p[i] == 0xdc:
+            count = struct.unpack(">H", p[i + 1:i + 3])[0]
+            i += 3
+        else:
+            check(0x90 <= p[i] <= 0x9f, f"{k}: array header {p[i]:#x}")
+            count = p[i] - 0x90
+            i += 1
+        seen = []
+        for _ in range(count):
+            b = p[i]
+            seen.append(b)
+            if b == 0xca:
+                i += 5
+            elif 0xa0 <= b <= 0xbf:
+                i += 1 + (b - 0xa0)
+            elif b <= 0x7f:
+                i += 1
+            else:
+                raise TestFailure(f"{k}: unexpected type byte {b:#x}")
+        types[k] = seen
+    return types, i
+
+
+@tap.test
+def packet_layout():
+    """LoLA: 896 bytes, 13 keys in LoLA's order, array lengths, RobotConfig"""
+    with Daemon("--body-id", BODY, "--head-id", HEAD) as d:
+        lola = Lola(d)
+        raw = lola.read_raw()
+        check(len(raw) == LOLA_PACKET, f"{len(raw)} bytes")
+        m, size = unpack_first_with_size(raw)
+        check(size == LOLA_PACKET, f"with 20-character ids the map is {size} bytes")
+        check(list(m) == KEYS, f"keys {list(m)}")
+        for k, n in LENGTHS.items():
+            check(len(m[k]) == n, f"{k}: {len(m[k])} values")
+        check(m["RobotConfig"] == [BODY, "6.0.0", HEAD, "6.0.0"], f"{m['RobotConfig']}")
+
+
+@tap.test
+def packet_types():
+    """LoLA: every number a float32, Status positive fixints 0..3, short ids zero-padded"""
+    with Daemon("--body-id", "X1", "--head-id", "Y2") as d:
+        raw = Lola(d).read_raw()
+        types, end = walk_raw(raw)
+        for k in KEYS[1:-1]:
+            check(set(types[k]) == {0xca}, f"{k}: types {set(hex(t) for t in types[k])}")
+        check(all(t <= 3 for t in types["Status"]), f"Status {types['Status']}")
+        check(end < LOLA_PACKET and raw[end:] == b"\0" * (LOLA_PACKET - end),
+              f"padding from {end}")
+
+
+@tap.test
+def packet_values():
+    """LoLA: units and orders: battery (charge, status, current, temperature), touch, IMU"""
+    with Daemon("--sim-battery", "0.8") as d:
+        lola = Lola(d)
+        lola.send({})
+        m = lola.read()
+        b = m["Battery"]
+        check(abs(b[0] - 0.8) < 0.01, f"charge {b}")
+        check(b[1] == float(1 << 3 | 1 << 5), f"status bits {b[1]} (discharge FET, discharging)")
+        check(b[2] < 0 and abs(b[3] - 3.0) < 1e-6, f"current, temperature {b}")
+        check(abs(m["Accelerometer"][2] + 9.81) < 0.1, f"acc {m['Accelerometer']}")
+        check(m["Stiffness"] == [0.0] * 25, "limp at start")
+        check(m["Position"][10] > 2.0 and m["Position"][15] > 2.0, "knees (10, 15) folded")
+        names = ["chest", "head_front", "head_middle", "head_rear", "l_foot_left",
+                 "l_foot_right", "l_hand_back", "l_hand_left", "l_hand_right", "r_foot_left",
+                 "r_foot_right", "r_hand_back", "r_hand_left", "r_hand_right"]
+        for i, n in enumerate(names):
+            d.control(f"touch {n} 1")
+            lola.send({})
+            lola.read()
+            lola.send({})
+            t = lola.read()["Touch"]
+            check(t == [1.0 if j == i else 0.0 for j in range(14)], f"{n}: {t}")
+            d.control(f"touch {n} 0")
+        d.control("charger 1")
+        for _ in range(3):
+            lola.send({})
+            b = lola.read()["Battery"]
+        check(b[1] == float(struct.unpack("<h", struct.pack("<H", 1 << 2 | 1 << 7 | 1 << 15))[0]),
+              f"charging status {b[1]}, the int16 of the register as LoLA sends it")
+
+
+@tap.test
+def packet_rate():
+    """LoLA: team code's loop, read 896 bytes and answer, runs at 83 Hz"""
+    with Daemon() as d:
+        lola = Lola(d)
+        t0 = time.monotonic()
+        for _ in range(166):
+            m = lola.read()
+            check(list(m) == KEYS, "misaligned packet")
+            lola.send({"Sonar": [True, True]})
+        elapsed = time.monotonic() - t0
+        check(1.8 < elapsed < 2.3, f"166 packets in {elapsed:.2f} s")
+
+
+@tap.test
+def actuators_drive():
+    """LoLA: Position and Stiffness drive the joints; keys left out keep their values"""
+    with Daemon() as d:
+        lola = Lola(d)
+        target = list(STAND)
+        target[0] = 0.5
+        for _ in range(150):
+            m = lola.read()
+            lola.send({"Position": target, "Stiffness": [1.0] * 25})
+        check(abs(m["Position"][0] - 0.5) < 0.01, f"HeadYaw {m['Position'][0]}")
+        check(abs(m["Position"][10] - 0.92) < 0.02, f"LKneePitch {m['Position'][10]}")
+        check(m["Stiffness"] == [1.0] * 25, "commanded stiffness")
+        target[0] = -0.3
+        for _ in range(60):
+            m = lola.read()
+            lola.send({"Position": target})
+        check(abs(m["Position"][0] + 0.3) < 0.01, f"HeadYaw {m['Position'][0]}")
+        check(m["Stiffness"] == [1.0] * 25, "Stiffness not retained")
+        check(d.sim_status()["support"] == "upright", "it fell")
+
+
+@tap.test
+def actuators_leds():
+    """LoLA: LED keys pass through in LoLA's orders"""
+    with Daemon() as d:
+        lola = Lola(d)
+        sent = {"Chest": [0.1, 0.2, 0.3], "LEar": [i / 10 for i in range(10)],
+                "REar": [1 - i / 10 for i in range(10)],
+                "LEye": [i / 24 for i in range(24)], "REye": [1 - i / 24 for i in range(24)],
+                "LFoot": [1, 0, 0.5], "RFoot": [0, 1, 0.25],
+                "Skull": [i / 12 for i in range(12)]}
+        for _ in range(5):
+            lola.read()
+            lola.send(dict(sent))
+        lola.read()
+        for key, group in [("Chest", "chest"), ("LEar", "l_ear"), ("REar", "r_ear"),
+                           ("LEye", "l_eye"), ("REye", "r_eye"), ("LFoot", "l_foot"),
+                           ("RFoot", "r_foot"), ("Skull", "skull")]:
+            got = [float(v) for v in d.control(f"leds {group}").split()[1:]]
+            check(all(abs(a - b) < 1e-3 for a, b in zip(got, sent[key])) and
+                  len(got) == len(sent[key]), f"{key}: sent {sent[key]}, body got {got}")
+
+
+@tap.test
+def actuators_bad():
+    """LoLA: unknown keys and wrong lengths are skipped and logged; malformed input closes"""
+    with Daemon() as d:
+        lola = Lola(d)
+        lola.read()
+        lola.send({"Dance": [1], "Position": [1, 2, 3], "Stiffness": [1.0] * 25})
+        for _ in range(10):
+            m = lola.read()
+        check(m["Stiffness"] == [1.0] * 25, "the good key of a map with bad ones")
+        wait_for(lambda: "unknown key Dance" in d.log() and
+                 "wrong length or type for Position" in d.log(), 1, "log lines")
+        lola.sock.sendall(b"\xc1")
+        wait_for(lambda: "malformed MessagePack" in d.log(), 1, "log line")
+        with_eof = False
+        try:
+            for _ in range(10):
+                lola.read_raw()
+        except ConnectionError:
+            with_eof = True
+        check(with_eof, "still open after malformed input")
+        lola = Lola(d)
+        lola.sock.sendall(b"\xdf\x00\x01\x11\x70")  # a map claiming 70,000 pairs
+        wait_for(lambda: "container longer than the data" in d.log(), 1, "log line")
+
+
+@tap.test
+def controller_rule():
+    """LoLA: a LoLA client is the controller like a TCP one: the newest replaces the other"""
+    with Daemon() as d:
+        a = Lola(d)
+        a.read()
+        c = ready(d)
+        c.state()
+        check(eof(a), "the LoLA client stayed after a TCP client's Hello")
+        b = Lola(d)
+        b.read()
+        check(c.closed(1), "the TCP client stayed after a LoLA client connected")
+        b2 = Lola(d)
+        b2.read()
+        check(eof(b), "the first LoLA client stayed after a second one")
+        check("replaced as the controller by a robot API client" in d.log(), "log")
+        check("replaced as the controller by a LoLA client" in d.log(), "log")
+
+
+def eof(lola):
+    try:
+        for _ in range(20):
+            lola.read_raw()
+    except (ConnectionError, socket.timeout):
+        return True
+    return False
+
+
+@tap.test
+def lola_watchdog():
+    """LoLA: a quiet LoLA client: stand still after 0.5 s, sit and go limp after 3 s"""
+    with Daemon() as d:
+        lola = Lola(d)
+        for _ in range(130):  # stiffen and stand, arms up
+            lola.read()
+            lola.send({"Position": ARMS_UP, "Stiffness": [1.0] * 25})
+        quiet = time.monotonic()
+        arms_down = limp = None
+        while time.monotonic() - quiet < 6.0:
+            m = lola.read()
+            t = time.monotonic() - quiet
+            if arms_down is None and m["Position"][2] > 1.3 and m["Position"][18] > 1.3:
+                arms_down = t
+            if limp is None and max(m["Stiffness"]) < 0.01:
+                limp = t
+                break
+        check(arms_down is not None and 0.6 < arms_down < 3.0, f"arms down at {arms_down}")
+        check(limp is not None and 3.0 < limp < 6.0, f"limp at {limp}")
+        check(m["Position"][10] > 1.7, "not sitting")
+        check(d.sim_status()["support"] == "upright", "it fell")
+        check("quiet for 0.5 s" in d.log() and "quiet for 3 s" in d.log(), "log lines")
+        # Heard again: its command applies again, as with LoLA.
+        for _ in range(100):
+            lola.read()
+            lola.send({"Position": ARMS_UP, "Stiffness": [1.0] * 25})
+        m = lola.read()
+        check(m["Stiffness"] == [1.0] * 25 and m["Position"][2] < -1.3, "not driving again")
+
+
+@tap.test
+def stale_socket():
+    """LoLA: a socket file left by a dead daemon is replaced; a live one is refused"""
+    with Daemon() as d:
+        path = d.lola_path
+        d.proc.kill()
+        d.proc.wait()
+        check(os.path.exists(path), "the socket file went with the daemon")
+        with Daemon("--lola", path) as d2:
+            d2.lola_path = path
+            Lola(d2).read()
+            check("lola: listening on " + path in d2.log(), "not on the old path")
+            r = subprocess.run([binary("naobodyd"), "--sim", "--port", "0", "--no-guard",
+                                "--bind", "127.0.0.1", "--lola", path],
+                               capture_output=True, text=True, timeout=10)
+            check(r.returncode == 1, f"exit {r.returncode}")
+            check("something already serves" in r.stderr, r.stderr)
+
+
+if __name__ == "__main__":
+    tap.run()

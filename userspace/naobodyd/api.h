@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * naobodyd: the robot API on TCP (spec/robot-api.md): framing, the
+ * handshake, sessions, subscriptions and their bounded output queues.
+ */
+#ifndef NAOBODYD_API_H
+#define NAOBODYD_API_H
+
+#include <stdint.h>
+
+#include "body.h"
+#include "motion.h"
+
+#define API_MAX_FRAME		(8U << 20)	/* 8 MiB */
+#define API_MAX_VALUES		(256U * 1024)	/* per frame */
+#define API_MAX_SESSIONS	16
+#define API_HELLO_NS		(2000ULL * 1000000ULL)
+#define API_LINGER_NS		(1000ULL * 1000000ULL)
+#define API_QUEUE_MAX		(256U * 1024)	/* committed bytes per client */
+#define API_SNDBUF		(16 * 1024)	/* the kernel doubles it */
+#define API_STATE_HZ		20.0f
+
+struct daemon;
+struct api;
+
+/* Listens; NULL with a log line when it cannot. */
+struct api *api_create(struct daemon *d);
+void api_destroy(struct api *api);
+
+/* Disconnect the session who (the controller being replaced). */
+void api_drop(struct api *api, void *who, const char *why);
+/* Per cycle: States to the subscribed controller. */
+void api_publish(struct api *api, const struct body_frame *f,
+		 const struct motion_status *st);
+/* A frame for the controller (an Event). */
+void api_send_controller(struct api *api, const void *frame, size_t len);
+/* Hello timeouts and lingering closes. */
+void api_housekeeping(struct api *api, uint64_t now);
+
+#endif

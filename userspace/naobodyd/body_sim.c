@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * naobodyd: the simulated body, a kinematic NAO for the host and the demo.
+ *
+ *   - A timerfd ticks every 12 ms, the real body's cycle.
+ *   - Joints follow their targets with a first-order lag that stiffness
+ *     scales; a limp joint stays where it is.
+ *   - The torso is upright, falling (a pendulum), lying, or righting itself.
+ *     It falls when pushed (a control command) or when it stands on limp
+ *     legs; lying with the legs folded and stiff, it sits up. The inertial
+ *     unit follows the torso.
+ *   - Walking moves the odometry only (no gait is simulated).
+ *   - The battery drains with the stiffness, or charges on the charger.
+ *   - Touches, sonar, the battery and pushes are scripted through the
+ *     control socket or a script file (sim_control.c).
+ *   - The death switch latches stiffness at 0 until "rearm".
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "body.h"
+#include "clock.h"
+#include "joints.h"
+#include "log.h"
+#include "naobodyd.h"
+#include "sim.h"
+
+#define NJ NAOBODY_JOINTS
+#define PERIOD_NS	12000000U
+#define GRAVITY		9.81f
+#define JOINT_TAU	0.04f	/* s, at stiffness 1 */
+#define JOINT_SPEED	6.0f	/* rad/s, the fastest a joint moves */
+#define PENDULUM	0.35f	/* m, the falling torso's length */
+#define RIGHTING_SPEED	1.2f	/* rad/s */
+#define LYING_TILT	1.45f
+#define MASS		5.4f	/* kg, on the feet when standing */
+#define CAPACITY_AS	(2.15f * 3600.0f)	/* A s */
+
+enum support { SUP_UPRIGHT, SUP_FALLING, SUP_LYING, SUP_RIGHTING };
+
+struct sim {
+	struct body b;
+	int tfd;
+	uint64_t cycle;
+	uint64_t start_ns, last_ns;
+	struct sim_control *control;
+
+	struct nb_actuators cmd;
+	bool have_cmd;
+	float walk[3];
+	bool stopped;
+
+	float pos[NJ];
+	float temp[NJ];
+	float cur[NJ];
+	enum support support;
+	float tilt, tilt_rate;		/* rad, along dir */
+	float dir[2];			/* roll, pitch components of the fall, unit */
+	float limp_legs_s;		/* standing on limp legs for this long */
+	float fold_s;			/* lying, legs folded and stiff, this long */
+	float odom[3];
+	float yaw_rate;
+
+	float charge;
+	bool charger;
+	float sonar[2];
+	uint32_t touch;
+	uint32_t rng;
+};
+
+static float noise(struct sim *s, float amp)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 17;
+	s->rng ^= s->rng << 5;
+	return amp * ((float)(s->rng & 0xffff) / 32768.0f - 1.0f);
+}
+
+static float leg_stiffness(const struct sim *s)
+{
+	float sum = 0.0f;
+
+	if (s->stopped || !s->have_cmd)
+		return 0.0f;
+	for (int j = NAOBODY_L_HIP_YAW_PITCH; j <= NAOBODY_R_ANKLE_ROLL; j++)
+		sum += s->cmd.stiffness[j];
+	return sum / (NAOBODY_R_ANKLE_ROLL - NAOBODY_L_HIP_YAW_PITCH + 1);
+}
+
+static bool legs_folded(const struct sim *s)
+{
+	return s->pos[NAOBODY_L_KNEE_PITCH] > 1.7f && s->pos[NAOBODY_R_KNEE_PITCH] > 1.7f;
+}
+
+static void joints_step(struct sim *s, float dt)
+{
+	for (int j = 0; j < NJ; j++) {
+		float k = (s->stopped || !s->have_cmd) ? 0.0f : s->cmd.stiffness[j];
+		float target = joint_clamp(j, s->cmd.position[j]);
+		float err = target - s->pos[j], step, load, heat;
+
+		if (k > 0.01f) {
+			step = err * (1.0f - expf(-dt * k / JOINT_TAU));
+			if (fabsf(step) > JOINT_SPEED * dt)
+				step = copysignf(JOINT_SPEED * dt, step);
+			s->pos[j] = joint_clamp(j, s->pos[j] + step);
+		}
+		/* Legs carry the body while it stands. */
+		load = (j >= NAOBODY_L_HIP_YAW_PITCH && j <= NAOBODY_R_ANKLE_ROLL &&
+			s->support == SUP_UPRIGHT && !legs_folded(s)) ? 0.25f : 0.02f;
+		s->cur[j] = k * (0.05f + load + 0.6f * fminf(fabsf(err), 1.0f));
+		/* Warms towards 30 + 25 C per ampere, over about two minutes. */
+		heat = 30.0f + 25.0f * s->cur[j];
+		s->temp[j] += (heat - s->temp[j]) * (dt / 120.0f);
+	}
+}
+
+static void fall(struct sim *s, float roll, float pitch, float tilt0)
+{
+	float n = hypotf(roll, pitch);
+
+	if (s->support == SUP_FALLING || s->support == SUP_LYING)
+		return;
+	s->dir[0] = roll / n;
+	s->dir[1] = pitch / n;
+	s->support = SUP_FALLING;
+	s->tilt = fmaxf(s->tilt, tilt0);
+	s->tilt_rate = 0.0f;
+}
+
+static void torso_step(struct sim *s, float dt)
+{
+	float k = leg_stiffness(s);
+
+	switch (s->support) {
+	case SUP_UPRIGHT:
+		s->tilt = 0.0f;
+		s->tilt_rate = 0.0f;
+		/* Standing on limp legs: it collapses backwards. */
+		if (!legs_folded(s) && k < 0.15f) {
+			s->limp_legs_s += dt;
+			if (s->limp_legs_s > 0.3f)
+				fall(s, 0.0f, -1.0f, 0.08f);
+		} else {
+			s->limp_legs_s = 0.0f;
+		}
+		break;
+	case SUP_FALLING:
+		s->tilt_rate += GRAVITY / PENDULUM * sinf(s->tilt) * dt;
+		s->tilt += s->tilt_rate * dt;
+		if (s->tilt >= LYING_TILT) {
+			s->tilt = LYING_TILT;
+			s->tilt_rate = 0.0f;
+			s->support = SUP_LYING;
+			s->fold_s = 0.0f;
+		}
+		break;
+	case SUP_LYING:
+		s->tilt_rate = 0.0f;
+		if (legs_folded(s) && k > 0.5f) {
+			s->fold_s += dt;
+			if (s->fold_s > 0.5f)
+				s->support = SUP_RIGHTING;
+		} else {
+			s->fold_s = 0.0f;
+		}
+		break;
+	case SUP_RIGHTING:
+		if (k < 0.3f) {
+			s->support = SUP_FALLING;	/* gave up: back down */
+			break;
+		}
+		s->tilt_rate = -RIGHTING_SPEED;
+		s->tilt += s->tilt_rate * dt;
+		if (s->tilt <= 0.0f) {
+			s->tilt = 0.0f;
+			s->tilt_rate = 0.0f;
+			s->support = SUP_UPRIGHT;
+			s->limp_legs_s = 0.0f;
+		}
+		break;
+	}
+}
+
+static void odometry_step(struct sim *s, float dt)
+{
+	float c = cosf(s->odom[2]), sn = sinf(s->odom[2]);
+	bool can = s->support == SUP_UPRIGHT && !legs_folded(s) && leg_stiffness(s) > 0.5f;
+
+	s->yaw_rate = 0.0f;
+	if (!can)
+		return;
+	s->odom[0] += (c * s->walk[0] - sn * s->walk[1]) * dt;
+	s->odom[1] += (sn * s->walk[0] + c * s->walk[1]) * dt;
+	s->odom[2] += s->walk[2] * dt;
+	s->yaw_rate = s->walk[2];
+}
+
+static void battery_step(struct sim *s, float dt, float *current)
+{
+	float sum = 0.0f;
+
+	for (int j = 0; j < NJ; j++)
+		sum += s->cur[j];
+	*current = s->charger ? 1.5f : -(0.9f + sum);
+	s->charge += *current * dt / CAPACITY_AS;
+	s->charge = fminf(fmaxf(s->charge, 0.0f), 1.0f);
+}
+
+static void sense(struct sim *s, struct body_frame *f, float current)
+{
+	struct nb_sensors *o = &f->s;
+	float roll = s->dir[0] * s->tilt, pitch = s->dir[1] * s->tilt;
+	float roll_rate = s->dir[0] * s->tilt_rate, pitch_rate = s->dir[1] * s->tilt_rate;
+	float per_fsr;
+	uint16_t status;
+
+	memset(o, 0, sizeof(*o));
+	o->accelerometer[0] = GRAVITY * sinf(pitch) + noise(s, 0.02f);
+	o->accelerometer[1] = -GRAVITY * sinf(roll) * cosf(pitch) + noise(s, 0.02f);
+	o->accelerometer[2] = -GRAVITY * cosf(roll) * cosf(pitch) + noise(s, 0.02f);
+	o->gyroscope[0] = roll_rate + noise(s, 0.003f);
+	o->gyroscope[1] = pitch_rate + noise(s, 0.003f);
+	o->gyroscope[2] = s->yaw_rate + noise(s, 0.003f);
+	o->angles[0] = roll;
+	o->angles[1] = pitch;
+
+	/* Battery: LoLA's order, status as the int16 of the status register. */
+	status = s->charger ? (1U << 2 | 1U << 7 | 1U << 15) : (1U << 3 | 1U << 5);
+	if (s->charge >= 0.99f)
+		status |= 1U << 6;
+	o->battery[0] = s->charge;
+	o->battery[1] = (float)(int16_t)status;
+	o->battery[2] = current;
+	o->battery[3] = 3.0f;		/* 30 C on LoLA's scale */
+
+	if (s->support == SUP_UPRIGHT)
+		per_fsr = (legs_folded(s) ? 0.6f : MASS) / NAOBODY_FSRS;
+	else if (s->support == SUP_FALLING)
+		per_fsr = MASS / NAOBODY_FSRS * fmaxf(0.0f, 1.0f - s->tilt);
+	else
+		per_fsr = 0.0f;
+	for (int i = 0; i < NAOBODY_FSRS; i++)
+		o->fsr[i] = fmaxf(0.0f, per_fsr + (per_fsr > 0.0f ? noise(s, 0.02f) : 0.0f));
+	for (int foot = 0; foot < 2; foot++) {
+		for (int i = 0; i < 4; i++)
+			o->foot[foot].weight += o->fsr[foot * 4 + i];
+	}
+
+	o->sonar[0] = s->sonar[0];
+	o->sonar[1] = s->sonar[1];
+	for (int t = 0; t < NAOBODY_TOUCHES; t++)
+		o->touch[t] = (s->touch >> t) & 1 ? 1.0f : 0.0f;
+	for (int j = 0; j < NJ; j++) {
+		float t = 2.0f * floorf(s->temp[j] / 2.0f);	/* steps of 2 C */
+
+		o->position[j] = joint_clamp(j, s->pos[j] + noise(s, 0.0005f));
+		o->current[j] = roundf(s->cur[j] / 0.016f) * 0.016f;
+		o->temperature[j] = t;
+		o->status[j] = t >= 85.0f ? 3 : t >= 80.0f ? 2 : t >= 75.0f ? 1 : 0;
+		o->stiffness[j] = (s->stopped || !s->have_cmd) ? 0.0f : s->cmd.stiffness[j];
+	}
+	f->odometry[0] = s->odom[0];
+	f->odometry[1] = s->odom[1];
+	f->odometry[2] = s->odom[2];
+	f->flags = BODY_F_ODOMETRY | (s->stopped ? BODY_F_STOPPED : 0);
+}
+
+static int sim_fd(struct body *b)
+{
+	return container_of(b, struct sim, b)->tfd;
+}
+
+static int sim_read(struct body *b, struct body_frame *f)
+{
+	struct sim *s = container_of(b, struct sim, b);
+	uint64_t ticks, now;
+	float dt, current;
+
+	if (read(s->tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return errno == EAGAIN ? 0 : -errno;
+	now = mono_ns();
+	dt = (float)(now - s->last_ns) / 1e9f;
+	if (dt > 0.1f)
+		dt = 0.1f;	/* a stopped process does not teleport its body */
+	s->last_ns = now;
+	if (s->control)
+		sim_control_tick(s->control, (double)(now - s->start_ns) / 1e9);
+
+	joints_step(s, dt);
+	torso_step(s, dt);
+	odometry_step(s, dt);
+	battery_step(s, dt, &current);
+	f->cycle = ++s->cycle;
+	f->time_ns = now;
+	sense(s, f, current);
+	return 1;
+}
+
+static int sim_write(struct body *b, const struct nb_actuators *a)
+{
+	struct sim *s = container_of(b, struct sim, b);
+
+	s->cmd = *a;
+	s->have_cmd = true;
+	return 0;
+}
+
+static int sim_stop(struct body *b, uint32_t reason)
+{
+	struct sim *s = container_of(b, struct sim, b);
+
+	s->stopped = true;
+	return 0;
+}
+
+static void sim_walk(struct body *b, float vx, float vy, float vturn)
+{
+	struct sim *s = container_of(b, struct sim, b);
+
+	s->walk[0] = vx;
+	s->walk[1] = vy;
+	s->walk[2] = vturn;
+}
+
+static void sim_destroy(struct body *b)
+{
+	struct sim *s = container_of(b, struct sim, b);
+
+	sim_control_destroy(s->control);
+	close(s->tfd);
+	free(s);
+}
+
+static const struct body_ops sim_ops = {
+	.name = "simulated",
+	.fd = sim_fd,
+	.read = sim_read,
+	.write = sim_write,
+	.stop = sim_stop,
+	.walk = sim_walk,
+	.destroy = sim_destroy,
+};
+
+/* The sit pose the robot starts in, LoLA's order. */
+static const float start_pose[NJ] = {
+	0.0f, 0.0f, 1.45f, 0.10f, -1.00f, -0.60f, 0.0f,
+	0.0f, 0.0f, -0.86f, 2.10f, -1.18f, 0.0f,
+	0.0f, -0.86f, 2.10f, -1.18f, 0.0f,
+	1.45f, -0.10f, 1.00f, 0.60f, 0.0f, 0.0f, 0.0f,
+};
+
+struct body *body_sim_create(const struct config *cfg, struct loop *loop)
+{
+	struct itimerspec its = {
+		.it_interval = { .tv_nsec = PERIOD_NS },
+		.it_value = { .tv_nsec = PERIOD_NS },
+	};
+	struct sim *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->b.ops = &sim_ops;
+	snprintf(s->b.info.body_id, sizeof(s->b.info.body_id), "%s",
+		 cfg->body_id ? cfg->body_id : "SIMULATED-BODY-00001");
+	snprintf(s->b.info.head_id, sizeof(s->b.info.head_id), "%s",
+		 cfg->head_id ? cfg->head_id : "SIMULATED-HEAD-00001");
+	snprintf(s->b.info.body_version, sizeof(s->b.info.body_version), "6.0.0");
+	snprintf(s->b.info.head_version, sizeof(s->b.info.head_version), "6.0.0");
+	s->b.info.simulated = true;
+	s->b.info.can_walk = true;
+	s->b.info.can_stand_up = true;
+	s->b.info.period_ns = PERIOD_NS;
+	memcpy(s->pos, start_pose, sizeof(s->pos));
+	for (int j = 0; j < NJ; j++)
+		s->temp[j] = 30.0f;
+	s->charge = cfg->sim_battery;
+	s->sonar[0] = s->sonar[1] = 2.55f;
+	s->rng = 0x2545f491;
+	s->start_ns = s->last_ns = mono_ns();
+
+	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->tfd < 0 || timerfd_settime(s->tfd, 0, &its, NULL)) {
+		log_err("sim: timerfd: %s", strerror(errno));
+		if (s->tfd >= 0)
+			close(s->tfd);
+		free(s);
+		return NULL;
+	}
+	if (cfg->sim_control || cfg->sim_script) {
+		s->control = sim_control_create(s, loop, cfg->sim_control, cfg->sim_script);
+		if (!s->control) {
+			close(s->tfd);
+			free(s);
+			return NULL;
+		}
+	}
+	log_info("sim: the simulated body (%s, %s), sitting, limp", s->b.info.body_id,
+		 s->b.info.head_id);
+	return &s->b;
+}
+
+/* ---- commands (sim.h) ------------------------------------------------------- */
+
+static const char *const touch_names[NAOBODY_TOUCHES] = {
+	"chest", "head_front", "head_middle", "head_rear",
+	"l_foot_left", "l_foot_right", "l_hand_back", "l_hand_left", "l_hand_right",
+	"r_foot_left", "r_foot_right", "r_hand_back", "r_hand_left", "r_hand_right",
+};
+
+static const char *const support_name[] = {
+	[SUP_UPRIGHT] = "upright", [SUP_FALLING] = "falling",
+	[SUP_LYING] = "lying", [SUP_RIGHTING] = "righting",
+};
+
+void sim_command(struct sim *s, const char *line, char *out, size_t n)
+{
+	char cmd[32] = "", a[32] = "", b[32] = "";
+	float x, y;
+	int argc = sscanf(line, "%31s %31s %31s", cmd, a, b);
+
+	if (argc < 1) {
+		snprintf(out, n, "error: empty command");
+	} else if (!strcmp(cmd, "touch") && argc == 3) {
+		int i;
+
+		for (i = 0; i < NAOBODY_TOUCHES; i++)
+			if (!strcmp(a, touch_names[i]))
+				break;
+		if (i == NAOBODY_TOUCHES || (strcmp(b, "0") && strcmp(b, "1"))) {
+			snprintf(out, n, "error: touch SENSOR 0|1 (SENSOR: chest, head_front, ..., r_hand_right)");
+			return;
+		}
+		s->touch = (s->touch & ~(1U << i)) | (uint32_t)(b[0] == '1') << i;
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "push") && argc == 2) {
+		float roll = 0.0f, pitch = 0.0f;
+
+		if (!strcmp(a, "front"))
+			pitch = 1.0f;
+		else if (!strcmp(a, "back"))
+			pitch = -1.0f;
+		else if (!strcmp(a, "left"))
+			roll = -1.0f;
+		else if (!strcmp(a, "right"))
+			roll = 1.0f;
+		else {
+			snprintf(out, n, "error: push front|back|left|right");
+			return;
+		}
+		fall(s, roll, pitch, 0.15f);
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "battery") && argc == 2 && sscanf(a, "%f", &x) == 1 &&
+		   x >= 0.0f && x <= 1.0f) {
+		s->charge = x;
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "charger") && argc == 2 && (!strcmp(a, "0") || !strcmp(a, "1"))) {
+		s->charger = a[0] == '1';
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "sonar") && argc == 3 && sscanf(a, "%f", &x) == 1 &&
+		   sscanf(b, "%f", &y) == 1 && x >= 0.0f && y >= 0.0f) {
+		s->sonar[0] = x;
+		s->sonar[1] = y;
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "temperature") && argc == 3 && sscanf(b, "%f", &x) == 1) {
+		int j;
+
+		for (j = 0; j < NJ; j++)
+			if (!strcmp(a, joint_name[j]))
+				break;
+		if (j == NJ) {
+			snprintf(out, n, "error: temperature JOINT CELSIUS (JOINT: HeadYaw, ...)");
+			return;
+		}
+		s->temp[j] = x;
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "rearm") && argc == 1) {
+		s->stopped = false;
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "status") && argc == 1) {
+		snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f odometry=%.4f,%.4f,%.4f "
+			 "charge=%.4f knees=%.3f legs_stiffness=%.3f cycle=%llu",
+			 s->stopped, support_name[s->support], s->tilt, s->odom[0], s->odom[1],
+			 s->odom[2], s->charge,
+			 (s->pos[NAOBODY_L_KNEE_PITCH] + s->pos[NAOBODY_R_KNEE_PITCH]) / 2.0f,
+			 leg_stiffness(s), (unsigned long long)s->cycle);
+	} else if (!strcmp(cmd, "leds") && argc == 2) {
+		static const struct { const char *name; size_t off, len; } groups[] = {
+			{ "chest", offsetof(struct nb_actuators, chest), 3 },
+			{ "l_ear", offsetof(struct nb_actuators, l_ear), NB_EAR_LEDS },
+			{ "r_ear", offsetof(struct nb_actuators, r_ear), NB_EAR_LEDS },
+			{ "l_eye", offsetof(struct nb_actuators, l_eye), NB_EYE_LEDS },
+			{ "r_eye", offsetof(struct nb_actuators, r_eye), NB_EYE_LEDS },
+			{ "l_foot", offsetof(struct nb_actuators, l_foot), 3 },
+			{ "r_foot", offsetof(struct nb_actuators, r_foot), 3 },
+			{ "skull", offsetof(struct nb_actuators, skull), NB_SKULL_LEDS },
+		};
+		size_t g, len;
+
+		for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+			if (!strcmp(a, groups[g].name))
+				break;
+		if (g == sizeof(groups) / sizeof(groups[0])) {
+			snprintf(out, n, "error: leds chest|l_ear|r_ear|l_eye|r_eye|l_foot|r_foot|skull");
+			return;
+		}
+		len = (size_t)snprintf(out, n, "ok");
+		for (size_t i = 0; i < groups[g].len && len < n; i++) {
+			const float *v = (const float *)((const char *)&s->cmd + groups[g].off);
+
+			len += (size_t)snprintf(out + len, n - len, " %.3f", v[i]);
+		}
+	} else {
+		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, sonar, "
+			 "temperature, rearm, status, leds");
+	}
+}

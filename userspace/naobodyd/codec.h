@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * naobodyd: the robot API's messages (spec/robot-api.md) in MessagePack,
+ * with field names, enums externally tagged as rmp-serde writes them:
+ * "Unit", {"Newtype": value}, {"Struct": {"field": value, ...}}.
+ *
+ * Decoding is lenient where the spec allows it and strict on values:
+ *   - unknown variants and fields are reported, never fatal;
+ *   - a struct may also come as an array of its fields in order (what
+ *     rmp-serde writes without field names);
+ *   - a unit variant may also come as {"Unit": nil};
+ *   - a missing Option is nil; a missing head is Center, speed Normal;
+ *   - a value of the wrong type or out of range makes the message invalid,
+ *     with a message naming the field.
+ */
+#ifndef NAOBODYD_CODEC_H
+#define NAOBODYD_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <msgpack.h>
+
+#include "leds.h"
+#include "motion.h"
+#include "outq.h"
+
+enum to_robot_kind {
+	TR_HELLO,
+	TR_HEARTBEAT,
+	TR_POWER,
+	TR_MOTION,
+	TR_LEDS,
+	TR_SPEAKER,
+	TR_SPEAKER_CLEAR,
+	TR_VOLUME,
+	TR_SUBSCRIBE,
+	TR_STOP,
+};
+
+enum decode_result {
+	DECODE_OK,
+	DECODE_UNKNOWN,		/* not a variant this daemon knows */
+	DECODE_INVALID,		/* a known variant with a bad value */
+};
+
+enum camera { CAMERA_TOP, CAMERA_BOTTOM };
+
+struct subscription {
+	bool state;
+	float rate;		/* Hz; 0 when not given (the default 20 Hz) */
+	bool cameras[2];	/* enum camera */
+	float camera_fps;
+	bool microphone;
+};
+
+struct to_robot {
+	enum to_robot_kind kind;
+	char variant[32];	/* the variant's name, for log lines */
+	char error[160];	/* DECODE_UNKNOWN, DECODE_INVALID: why */
+	char unknown[96];	/* unknown field names, ignored */
+	union {
+		struct {
+			uint32_t version;
+			char client[64];
+		} hello;
+		enum power_req power;
+		struct motion_req motion;
+		struct {
+			bool all_back;		/* Leds: nil */
+			struct leds_req req;
+		} leds;
+		struct {
+			size_t samples;
+		} speaker;
+		struct {
+			bool has_percent;
+			uint8_t percent;	/* clamped to 100 */
+			bool has_muted;
+			bool muted;
+		} volume;
+		struct subscription subscribe;
+	};
+};
+
+enum decode_result codec_decode(const msgpack_object *o, struct to_robot *m);
+
+/* What a State carries. */
+struct state_view {
+	double time;			/* s since the epoch, of the body state */
+	const char *primary_state;
+	const char *fall_state;
+	const char *motion;
+	const struct nb_sensors *s;
+};
+
+/* Touch sensors as the API groups them, and their Event names. */
+#define API_TOUCHES 8
+extern const char *const api_touch_name[API_TOUCHES];
+extern const char *const api_touch_event[API_TOUCHES];
+uint32_t api_touch_bits(const struct nb_sensors *s);	/* bit i: api_touch_name[i] */
+
+/* Each appends one frame (length prefix and value) to b. */
+int codec_hello(struct buf *b, uint32_t version, const char *body_id,
+		const char *head_id, bool simulated, bool echo_cancellation);
+int codec_state(struct buf *b, const struct state_view *v);
+int codec_event_touch(struct buf *b, int api_touch, bool pressed);
+int codec_event_fall(struct buf *b, const char *state);
+int codec_event_watchdog(struct buf *b, bool active);
+
+#endif

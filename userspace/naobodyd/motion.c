@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * naobodyd: the motion layer (see motion.h).
+ *
+ * Requests (Power, Motion, the watchdog's stages, taking over from a LoLA
+ * client) are noted when they arrive and applied at the next cycle, so
+ * every transition is timed by the body's own clock.
+ *
+ * Phases:
+ *   LIMP       stiffness 0; the command follows the measured positions, so
+ *              stiffening never jumps
+ *   STIFFEN    Wake: stiffness ramps up while the measured pose is held
+ *   MOVE       a keyframe: smooth interpolation to a pose, then `after`
+ *   HOLD       the pose is held; the head follows its mode; walking
+ *   UNSTIFFEN  stiffness ramps down, then LIMP
+ *   FALL       falling: soft joints until the body lies still
+ *   GETUP_SIT  fallen, on a body that can get up: fold into the sit pose
+ *   GETUP_WAIT wait for the torso to come upright, then stand
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "joints.h"
+#include "log.h"
+#include "motion.h"
+
+#define NJ NAOBODY_JOINTS
+#define MS(x) ((uint64_t)(x) * 1000000ULL)
+
+enum phase {
+	PH_LIMP, PH_STIFFEN, PH_MOVE, PH_HOLD, PH_UNSTIFFEN, PH_FALL,
+	PH_GETUP_SIT, PH_GETUP_WAIT,
+};
+
+enum pose { POSE_STAND, POSE_SIT, POSE_ARMS_UP, POSE_SQUAT, POSE_CURRENT };
+
+static const char *const pose_name[] = {
+	[POSE_STAND] = "Stand", [POSE_SIT] = "SitDown", [POSE_ARMS_UP] = "ArmsUp",
+	[POSE_SQUAT] = "Squat", [POSE_CURRENT] = "Stand",
+};
+
+const char *const primary_state_name[] = {
+	[PRIMARY_UNSTIFF] = "Unstiff",
+	[PRIMARY_ANIMATION] = "Animation",
+	[PRIMARY_INITIAL] = "Initial",
+	[PRIMARY_PLAYING] = "Playing",
+	[PRIMARY_FINISHED] = "Finished",
+};
+
+/*
+ * Poses, LoLA's order. Legs bent a little when standing; the sit pose is
+ * the crouch the NAO rests in; knees past FALL_SIT_KNEE mean sitting.
+ */
+#define ARMS_DOWN 1.55f, 0.15f, -1.20f, -0.45f, 0.0f
+#define R_ARMS_DOWN 1.55f, -0.15f, 1.20f, 0.45f, 0.0f
+#define LEGS_STAND 0.0f, 0.0f, -0.42f, 0.92f, -0.50f, 0.0f
+#define R_LEGS_STAND 0.0f, -0.42f, 0.92f, -0.50f, 0.0f
+static const float poses[4][NJ] = {
+	[POSE_STAND] = { 0.0f, 0.0f, ARMS_DOWN, LEGS_STAND, R_LEGS_STAND,
+			 R_ARMS_DOWN, 0.2f, 0.2f },
+	[POSE_SIT] = { 0.0f, 0.0f, 1.45f, 0.10f, -1.00f, -0.60f, 0.0f,
+		       0.0f, 0.0f, -0.86f, 2.10f, -1.18f, 0.0f,
+		       0.0f, -0.86f, 2.10f, -1.18f, 0.0f,
+		       1.45f, -0.10f, 1.00f, 0.60f, 0.0f, 0.0f, 0.0f },
+	[POSE_ARMS_UP] = { 0.0f, 0.0f, -1.50f, 0.10f, -1.40f, -0.05f, 0.0f,
+			   LEGS_STAND, R_LEGS_STAND,
+			   -1.50f, -0.10f, 1.40f, 0.05f, 0.0f, 0.8f, 0.8f },
+	[POSE_SQUAT] = { 0.0f, 0.0f, 0.30f, 0.10f, -1.20f, -0.10f, 0.0f,
+			 0.0f, 0.0f, -0.85f, 1.50f, -0.75f, 0.0f,
+			 0.0f, -0.85f, 1.50f, -0.75f, 0.0f,
+			 0.30f, -0.10f, 1.20f, 0.10f, 0.0f, 0.2f, 0.2f },
+};
+
+/* Stiffness while stiff: legs carry the body; head, arms, hands less. */
+static const float stiff_on[NJ] = {
+	0.6f, 0.6f, 0.7f, 0.7f, 0.7f, 0.7f, 0.7f,
+	1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+	0.7f, 0.7f, 0.7f, 0.7f, 0.7f, 0.5f, 0.5f,
+};
+
+#define STIFF_FALLING	0.2f	/* soft joints while falling */
+#define MOVE_SPEED	1.5f	/* rad/s, the fastest joint of a keyframe */
+#define MOVE_MIN_NS	MS(600)
+#define MOVE_MAX_NS	MS(3000)
+#define STIFFEN_NS	MS(500)
+#define UNSTIFFEN_NS	MS(500)
+#define FALL_SOFT_NS	MS(100)
+#define GETUP_WAIT_NS	MS(4000)
+#define LIE_STILL_NS	MS(500)	/* lying still this long before getting up */
+#define HEAD_SPEED	1.5f	/* rad/s */
+#define CAMERA_HEIGHT	0.5f	/* m, standing */
+#define WALK_DONE_M	0.02f
+#define WALK_DONE_RAD	0.03f
+
+static const float walk_speed[] = { 0.10f, 0.20f, 0.30f };	/* m/s */
+static const float turn_speed[] = { 0.40f, 0.80f, 1.20f };	/* rad/s */
+
+struct segment {
+	float from_pos[NJ], from_stiff[NJ], to_pos[NJ], to_stiff[NJ];
+	uint64_t start, dur;
+};
+
+struct motion {
+	struct body_info info;
+	struct fall fall;
+	enum fall_state fall_state;
+	enum phase phase;
+	enum phase after;		/* when MOVE is done */
+	enum pose goal;			/* of MOVE and HOLD */
+	struct segment seg;
+	float pos[NJ], stiff[NJ];	/* the command */
+	float hold[NJ];			/* POSE_CURRENT */
+	bool power_on;			/* the client wants it stiff */
+	bool stopped;
+	struct motion_req req;
+	bool req_from_client;		/* else the daemon chose it */
+	bool getup_front;
+	uint64_t fallen_since;
+	uint64_t phase_since;
+	uint64_t now;
+	/* walking */
+	bool target_valid;
+	float target[3];
+	bool walking;
+	bool warned_walk;
+	/* head */
+	float head[2];
+	/* requests noted since the last cycle */
+	bool pend_power;
+	enum power_req power_req;
+	bool pend_motion;
+	struct motion_req motion_req;
+	int pend_watchdog;
+	bool pend_adopt;
+	struct nb_actuators adopt;
+};
+
+struct motion *motion_create(const struct body_info *info)
+{
+	struct motion *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->info = *info;
+	fall_init(&m->fall);
+	m->phase = PH_LIMP;
+	m->req.kind = MOTION_STAND;
+	m->req.head = HEAD_CENTER;
+	m->req.speed = SPEED_NORMAL;
+	return m;
+}
+
+void motion_destroy(struct motion *m)
+{
+	free(m);
+}
+
+void motion_power(struct motion *m, enum power_req req, uint64_t now)
+{
+	m->pend_power = true;
+	m->power_req = req;
+}
+
+void motion_request(struct motion *m, const struct motion_req *req, uint64_t now)
+{
+	m->pend_motion = true;
+	m->motion_req = *req;
+}
+
+void motion_watchdog(struct motion *m, int stage, uint64_t now)
+{
+	if (stage > m->pend_watchdog)
+		m->pend_watchdog = stage;
+}
+
+void motion_adopt(struct motion *m, const struct nb_actuators *cmd, uint64_t now)
+{
+	m->pend_adopt = true;
+	m->adopt = *cmd;
+}
+
+static float smooth(float t)
+{
+	return t * t * (3.0f - 2.0f * t);
+}
+
+static float max_stiffness(const float *stiff)
+{
+	float v = 0.0f;
+
+	for (int j = 0; j < NJ; j++)
+		v = fmaxf(v, stiff[j]);
+	return v;
+}
+
+static void set_phase(struct motion *m, enum phase p)
+{
+	m->phase = p;
+	m->phase_since = m->now;
+}
+
+static const float *pose_of(const struct motion *m, enum pose p)
+{
+	return p == POSE_CURRENT ? m->hold : poses[p];
+}
+
+static enum pose req_pose(const struct motion_req *r)
+{
+	switch (r->kind) {
+	case MOTION_SIT_DOWN:
+		return POSE_SIT;
+	case MOTION_ARMS_UP:
+		return POSE_ARMS_UP;
+	case MOTION_SQUAT:
+		return POSE_SQUAT;
+	default:
+		return POSE_STAND;
+	}
+}
+
+/* A segment from the current command to (to_pos, to_stiff). */
+static void segment(struct motion *m, const float *to_pos, const float *to_stiff,
+		    uint64_t dur)
+{
+	memcpy(m->seg.from_pos, m->pos, sizeof(m->pos));
+	memcpy(m->seg.from_stiff, m->stiff, sizeof(m->stiff));
+	memcpy(m->seg.to_pos, to_pos, sizeof(m->seg.to_pos));
+	memcpy(m->seg.to_stiff, to_stiff, sizeof(m->seg.to_stiff));
+	m->seg.start = m->now;
+	m->seg.dur = dur ? dur : 1;
+}
+
+/* Interpolate; true when the segment is done. */
+static bool segment_step(struct motion *m)
+{
+	float t = (float)(m->now - m->seg.start) / (float)m->seg.dur;
+	float s;
+
+	if (t > 1.0f)
+		t = 1.0f;
+	s = smooth(t);
+	for (int j = 0; j < NJ; j++) {
+		m->pos[j] = m->seg.from_pos[j] + (m->seg.to_pos[j] - m->seg.from_pos[j]) * s;
+		m->stiff[j] = m->seg.from_stiff[j] +
+			      (m->seg.to_stiff[j] - m->seg.from_stiff[j]) * s;
+	}
+	return t >= 1.0f;
+}
+
+/* A keyframe to pose p at stiff_on, then `after`. */
+static void start_move(struct motion *m, enum pose p, enum phase after)
+{
+	const float *to = pose_of(m, p);
+	float far = 0.0f;
+	uint64_t dur;
+
+	for (int j = 0; j < NJ; j++)
+		far = fmaxf(far, fabsf(to[j] - m->pos[j]));
+	dur = (uint64_t)(far / MOVE_SPEED * 1e9f);
+	dur = dur < MOVE_MIN_NS ? MOVE_MIN_NS : dur > MOVE_MAX_NS ? MOVE_MAX_NS : dur;
+	segment(m, to, stiff_on, dur);
+	m->goal = p;
+	m->after = after;
+	set_phase(m, PH_MOVE);
+}
+
+static void start_unstiffen(struct motion *m)
+{
+	static const float zero[NJ];
+
+	segment(m, m->pos, zero, UNSTIFFEN_NS);
+	set_phase(m, PH_UNSTIFFEN);
+}
+
+static void start_getup(struct motion *m, const struct nb_sensors *s)
+{
+	m->getup_front = s->angles[1] > 0.0f;
+	memcpy(m->pos, s->position, sizeof(m->pos));
+	start_move(m, POSE_SIT, PH_GETUP_WAIT);
+	set_phase(m, PH_GETUP_SIT);
+}
+
+static bool fallen(enum fall_state f)
+{
+	return f == FALL_FALLING || f == FALL_FALLEN;
+}
+
+static void do_wake(struct motion *m, const struct nb_sensors *s)
+{
+	if (m->stopped) {
+		log_warn("motion: Wake ignored: the death switch is latched (rearm first)");
+		return;
+	}
+	if (m->power_on && m->phase != PH_UNSTIFFEN)
+		return;
+	if (fallen(m->fall_state)) {
+		if (!m->info.can_stand_up) {
+			log_warn("motion: Wake ignored: the robot is down and this body has no safe get-up motion yet");
+			return;
+		}
+		m->power_on = true;
+		start_getup(m, s);
+		return;
+	}
+	m->power_on = true;
+	if (m->phase == PH_LIMP)
+		memcpy(m->pos, s->position, sizeof(m->pos));
+	segment(m, m->pos, stiff_on, STIFFEN_NS);
+	set_phase(m, PH_STIFFEN);
+}
+
+static void do_rest(struct motion *m)
+{
+	m->power_on = false;
+	switch (m->phase) {
+	case PH_LIMP:
+	case PH_UNSTIFFEN:
+		return;
+	case PH_FALL:
+	case PH_GETUP_SIT:
+	case PH_GETUP_WAIT:
+	case PH_STIFFEN:
+		start_unstiffen(m);
+		return;
+	case PH_MOVE:
+	case PH_HOLD:
+		/* Only a sitting robot goes limp where it is. */
+		if (m->fall_state == FALL_SITTING && m->goal == POSE_SIT && m->phase == PH_HOLD)
+			start_unstiffen(m);
+		else
+			start_move(m, POSE_SIT, PH_UNSTIFFEN);
+		return;
+	}
+}
+
+static void apply_motion_req(struct motion *m)
+{
+	enum pose p = req_pose(&m->motion_req);
+
+	m->req = m->motion_req;
+	m->req_from_client = true;
+	m->target_valid = false;
+	if (m->req.kind == MOTION_WALK_TO || m->req.kind == MOTION_WALK_TOWARD) {
+		if (!m->info.can_walk && !m->warned_walk) {
+			log_warn("motion: this body has no walking engine yet: %s is tracked, and the robot stands",
+				 m->req.kind == MOTION_WALK_TO ? "WalkTo" : "WalkToward");
+			m->warned_walk = true;
+		}
+	}
+	if (!m->power_on)
+		return;	/* remembered for the next Wake */
+	if ((m->phase == PH_HOLD || m->phase == PH_MOVE) &&
+	    (m->goal != p || m->phase == PH_MOVE))
+		start_move(m, p, PH_HOLD);
+}
+
+static void apply_adopt(struct motion *m)
+{
+	for (int j = 0; j < NJ; j++) {
+		m->pos[j] = joint_clamp(j, m->adopt.position[j]);
+		m->stiff[j] = fminf(fmaxf(m->adopt.stiffness[j], 0.0f), 1.0f);
+	}
+	memcpy(m->hold, m->pos, sizeof(m->hold));
+	m->req.kind = MOTION_STAND;
+	m->req.head = HEAD_CENTER;
+	m->req_from_client = false;
+	m->target_valid = false;
+	if (max_stiffness(m->stiff) < 0.05f) {
+		m->power_on = false;
+		set_phase(m, PH_LIMP);
+	} else {
+		m->power_on = true;
+		m->goal = POSE_CURRENT;
+		set_phase(m, PH_HOLD);
+	}
+}
+
+static void apply_watchdog(struct motion *m, int stage)
+{
+	if (stage >= 2) {
+		do_rest(m);
+		return;
+	}
+	/* Stand still: stop walking, head centred; a sitting robot stays. */
+	m->req.kind = MOTION_STAND;
+	m->req.head = HEAD_CENTER;
+	m->req_from_client = false;
+	m->target_valid = false;
+	if (!m->power_on || m->fall_state != FALL_UPRIGHT)
+		return;
+	if ((m->phase == PH_HOLD || m->phase == PH_MOVE) && m->goal != POSE_STAND &&
+	    m->goal != POSE_SIT)
+		start_move(m, POSE_STAND, PH_HOLD);
+}
+
+static float approach(float cur, float target, float step)
+{
+	if (target > cur + step)
+		return cur + step;
+	if (target < cur - step)
+		return cur - step;
+	return target;
+}
+
+static void head_step(struct motion *m, float dt)
+{
+	float yaw = 0.0f, pitch = 0.0f;
+
+	switch (m->req.head) {
+	case HEAD_CENTER:
+		break;
+	case HEAD_LOOK_AROUND: {
+		float t = (float)(m->now % MS(5000)) / 5e9f;
+
+		yaw = 1.0f * sinf(2.0f * (float)M_PI * t);
+		pitch = 0.25f;
+		break;
+	}
+	case HEAD_LOOK_AT: {
+		float d = hypotf(m->req.look_x, m->req.look_y);
+
+		yaw = atan2f(m->req.look_y, m->req.look_x);
+		pitch = atan2f(CAMERA_HEIGHT, d);	/* positive looks down */
+		break;
+	}
+	}
+	yaw = joint_clamp(NAOBODY_HEAD_YAW, yaw);
+	pitch = joint_clamp(NAOBODY_HEAD_PITCH, pitch);
+	m->head[0] = approach(m->head[0], yaw, HEAD_SPEED * dt);
+	m->head[1] = approach(m->head[1], pitch, HEAD_SPEED * dt);
+	m->pos[NAOBODY_HEAD_YAW] = m->head[0];
+	m->pos[NAOBODY_HEAD_PITCH] = m->head[1];
+}
+
+static float wrap(float a)
+{
+	while (a > (float)M_PI)
+		a -= 2.0f * (float)M_PI;
+	while (a < -(float)M_PI)
+		a += 2.0f * (float)M_PI;
+	return a;
+}
+
+/* Walking velocity toward the request; false when WalkTo has arrived. */
+static bool walk_step(struct motion *m, const struct body_frame *f, float walk[3])
+{
+	const float *o = f->odometry;
+	float v = walk_speed[m->req.speed], w = turn_speed[m->req.speed];
+
+	if (m->req.kind == MOTION_WALK_TOWARD) {
+		float a = atan2f(m->req.y, m->req.x);
+		float mag = fminf(1.0f, hypotf(m->req.x, m->req.y));
+
+		walk[0] = v * mag * fmaxf(0.0f, cosf(a));
+		walk[1] = 0.0f;
+		walk[2] = w * fmaxf(-1.0f, fminf(1.0f, a / ((float)M_PI / 2.0f)));
+		return true;
+	}
+	if (!m->target_valid) {
+		float c = cosf(o[2]), s = sinf(o[2]);
+
+		m->target[0] = o[0] + c * m->req.x - s * m->req.y;
+		m->target[1] = o[1] + s * m->req.x + c * m->req.y;
+		m->target[2] = o[2] + (m->req.has_turn ? m->req.turn_to : 0.0f);
+		m->target_valid = true;
+	}
+	float dx = m->target[0] - o[0], dy = m->target[1] - o[1];
+	float dist = hypotf(dx, dy);
+
+	if (dist > WALK_DONE_M) {
+		float c = cosf(o[2]), s = sinf(o[2]);
+		float rx = c * dx + s * dy, ry = -s * dx + c * dy;
+		float speed = fminf(v, dist * 2.0f);
+
+		walk[0] = speed * rx / dist;
+		walk[1] = speed * ry / dist;
+		walk[2] = 0.0f;
+		return true;
+	}
+	if (m->req.has_turn) {
+		float err = wrap(m->target[2] - o[2]);
+
+		if (fabsf(err) > WALK_DONE_RAD) {
+			walk[2] = fmaxf(-w, fminf(w, 2.0f * err));
+			return true;
+		}
+	}
+	return false;
+}
+
+static void hold_step(struct motion *m, const struct body_frame *f, float dt,
+		      float walk[3])
+{
+	memcpy(m->pos, pose_of(m, m->goal), sizeof(m->pos));
+	if (m->goal != POSE_CURRENT)
+		memcpy(m->stiff, stiff_on, sizeof(m->stiff));
+	m->walking = false;
+	if (m->goal == POSE_SIT || m->goal == POSE_CURRENT)
+		return;
+	head_step(m, dt);
+	if (m->goal != POSE_STAND)
+		return;
+	if (m->req.kind != MOTION_WALK_TO && m->req.kind != MOTION_WALK_TOWARD)
+		return;
+	if (!m->info.can_walk || !(f->flags & BODY_F_ODOMETRY))
+		return;
+	if (walk_step(m, f, walk)) {
+		m->walking = true;
+	} else {
+		/* Arrived: stand, keep the head. */
+		m->req.kind = MOTION_STAND;
+	}
+}
+
+static void enter_hold(struct motion *m)
+{
+	m->head[0] = m->pos[NAOBODY_HEAD_YAW];
+	m->head[1] = m->pos[NAOBODY_HEAD_PITCH];
+	set_phase(m, PH_HOLD);
+}
+
+void motion_update(struct motion *m, const struct body_frame *f,
+		   struct nb_actuators *out, float walk[3])
+{
+	const struct nb_sensors *s = &f->s;
+	float dt = m->now ? (float)(f->time_ns - m->now) / 1e9f : 0.0f;
+	bool getting_up = m->phase == PH_GETUP_SIT || m->phase == PH_GETUP_WAIT;
+
+	m->now = f->time_ns;
+	if (dt < 0.0f || dt > 0.1f)
+		dt = 0.0f;
+	walk[0] = walk[1] = walk[2] = 0.0f;
+	m->walking = false;
+	m->fall_state = fall_update(&m->fall, s, getting_up, m->now);
+
+	if (f->flags & BODY_F_STOPPED) {
+		if (!m->stopped)
+			log_warn("motion: the death switch is latched: limp until rearmed, then Wake");
+		m->stopped = true;
+		m->power_on = false;
+		m->pend_power = false;
+		m->pend_watchdog = 0;
+		m->pend_adopt = false;
+		set_phase(m, PH_LIMP);
+	} else if (m->stopped) {
+		log_info("motion: the death switch was released; the robot stays limp until Wake");
+		m->stopped = false;
+	}
+
+	if (m->pend_adopt) {
+		m->pend_adopt = false;
+		apply_adopt(m);
+	}
+	if (m->pend_watchdog) {
+		apply_watchdog(m, m->pend_watchdog);
+		m->pend_watchdog = 0;
+	}
+	if (m->pend_motion) {
+		m->pend_motion = false;
+		apply_motion_req(m);
+	}
+	if (m->pend_power) {
+		m->pend_power = false;
+		if (m->power_req == POWER_WAKE)
+			do_wake(m, s);
+		else
+			do_rest(m);
+	}
+
+	/* Falling always wins: soft joints, whatever was going on. */
+	if (m->fall_state == FALL_FALLING && m->phase != PH_LIMP &&
+	    m->phase != PH_FALL && m->phase != PH_GETUP_SIT && m->phase != PH_GETUP_WAIT &&
+	    max_stiffness(m->stiff) > 0.05f) {
+		float soft[NJ];
+
+		for (int j = 0; j < NJ; j++)
+			soft[j] = fminf(m->stiff[j], STIFF_FALLING);
+		memcpy(m->pos, s->position, sizeof(m->pos));
+		segment(m, m->pos, soft, FALL_SOFT_NS);
+		set_phase(m, PH_FALL);
+		m->fallen_since = 0;
+		log_info("motion: falling: joints soft");
+	}
+
+	switch (m->phase) {
+	case PH_LIMP:
+		memcpy(m->pos, s->position, sizeof(m->pos));
+		memset(m->stiff, 0, sizeof(m->stiff));
+		break;
+	case PH_STIFFEN:
+		if (segment_step(m))
+			start_move(m, req_pose(&m->req), PH_HOLD);
+		break;
+	case PH_MOVE:
+	case PH_GETUP_SIT:
+		if (segment_step(m)) {
+			if (m->phase == PH_GETUP_SIT || m->after == PH_GETUP_WAIT)
+				set_phase(m, PH_GETUP_WAIT);
+			else if (m->after == PH_UNSTIFFEN)
+				start_unstiffen(m);
+			else
+				enter_hold(m);
+		}
+		break;
+	case PH_HOLD:
+		hold_step(m, f, dt, walk);
+		break;
+	case PH_UNSTIFFEN:
+		if (segment_step(m))
+			set_phase(m, PH_LIMP);
+		break;
+	case PH_FALL:
+		segment_step(m);
+		if (m->fall_state != FALL_FALLEN)
+			m->fallen_since = 0;
+		else if (!m->fallen_since)
+			m->fallen_since = m->now;
+		if (m->fall_state == FALL_FALLEN && m->now - m->fallen_since >= LIE_STILL_NS) {
+			if (m->power_on && m->info.can_stand_up) {
+				log_info("motion: fallen: getting up");
+				start_getup(m, s);
+			} else {
+				if (m->power_on)
+					log_warn("motion: fallen: this body has no safe get-up motion yet; staying limp");
+				m->power_on = false;
+				start_unstiffen(m);
+			}
+		} else if (m->fall_state == FALL_UPRIGHT || m->fall_state == FALL_SITTING) {
+			/* Caught itself. */
+			if (m->power_on)
+				start_move(m, req_pose(&m->req), PH_HOLD);
+			else
+				start_unstiffen(m);
+		}
+		break;
+	case PH_GETUP_WAIT:
+		memcpy(m->pos, poses[POSE_SIT], sizeof(m->pos));
+		memcpy(m->stiff, stiff_on, sizeof(m->stiff));
+		if (fall_tilt(s) < FALL_TILT_UPRIGHT) {
+			log_info("motion: up again");
+			start_move(m, req_pose(&m->req), PH_HOLD);
+		} else if (m->now - m->phase_since > GETUP_WAIT_NS) {
+			log_warn("motion: could not get up; going limp");
+			m->power_on = false;
+			start_unstiffen(m);
+		}
+		break;
+	}
+
+	for (int j = 0; j < NJ; j++) {
+		out->position[j] = joint_clamp(j, m->pos[j]);
+		out->stiffness[j] = fminf(fmaxf(m->stiff[j], 0.0f), 1.0f);
+	}
+}
+
+void motion_status(const struct motion *m, struct motion_status *st)
+{
+	st->fall = m->fall_state;
+	if (m->phase == PH_GETUP_SIT || m->phase == PH_GETUP_WAIT)
+		st->fall = FALL_STANDING_UP;
+	if (max_stiffness(m->stiff) < 0.05f)
+		st->primary = PRIMARY_UNSTIFF;
+	else if (m->phase != PH_HOLD)
+		st->primary = PRIMARY_ANIMATION;
+	else
+		st->primary = m->req_from_client ? PRIMARY_PLAYING : PRIMARY_INITIAL;
+
+	switch (m->phase) {
+	case PH_LIMP:
+		st->motion = "Unstiff";
+		break;
+	case PH_UNSTIFFEN:
+		st->motion = m->goal == POSE_SIT ? "SitDown" : "Unstiff";
+		break;
+	case PH_FALL:
+		st->motion = "FallProtection";
+		break;
+	case PH_GETUP_SIT:
+	case PH_GETUP_WAIT:
+		st->motion = m->getup_front ? "StandUpFront" : "StandUpBack";
+		break;
+	case PH_STIFFEN:
+		st->motion = pose_name[req_pose(&m->req)];
+		break;
+	case PH_MOVE:
+	case PH_HOLD:
+		st->motion = m->walking ? "Walk" : pose_name[m->goal];
+		break;
+	}
+}

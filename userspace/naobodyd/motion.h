@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * naobodyd: the motion layer. Interpolated keyframe motions (Stand,
+ * SitDown, ArmsUp, Squat), power (Wake, Rest), the head (Center,
+ * LookAround, LookAt), walking requests, fall protection and getting up.
+ * Falling and getting up always win over the client's request.
+ *
+ * Every cycle it turns the body's state and the latest requests into joint
+ * positions and stiffnesses (LoLA's order and units).
+ */
+#ifndef NAOBODYD_MOTION_H
+#define NAOBODYD_MOTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <naobody/body.h>
+
+#include "body.h"
+#include "fall.h"
+
+enum motion_kind {
+	MOTION_STAND,
+	MOTION_WALK_TO,
+	MOTION_WALK_TOWARD,
+	MOTION_SIT_DOWN,
+	MOTION_ARMS_UP,
+	MOTION_SQUAT,
+};
+
+enum head_kind { HEAD_CENTER, HEAD_LOOK_AROUND, HEAD_LOOK_AT };
+enum walk_speed { SPEED_SLOW, SPEED_NORMAL, SPEED_FAST };
+
+/* The robot API's Motion. */
+struct motion_req {
+	enum motion_kind kind;
+	float x, y;			/* m, x forward, y left */
+	bool has_turn;
+	float turn_to;			/* rad, left positive */
+	enum walk_speed speed;
+	enum head_kind head;
+	float look_x, look_y;		/* m, on the ground */
+};
+
+enum power_req { POWER_WAKE, POWER_REST };
+
+enum primary_state {
+	PRIMARY_UNSTIFF,
+	PRIMARY_ANIMATION,
+	PRIMARY_INITIAL,
+	PRIMARY_PLAYING,
+	PRIMARY_FINISHED,
+};
+
+extern const char *const primary_state_name[];
+
+struct motion_status {
+	enum primary_state primary;
+	enum fall_state fall;
+	const char *motion;		/* the motion being executed */
+};
+
+struct motion;
+
+struct motion *motion_create(const struct body_info *info);
+void motion_destroy(struct motion *m);
+
+void motion_power(struct motion *m, enum power_req req, uint64_t now);
+void motion_request(struct motion *m, const struct motion_req *req, uint64_t now);
+/* The watchdog's stages: 1 stand still, 2 sit down (then limp). */
+void motion_watchdog(struct motion *m, int stage, uint64_t now);
+/* Take over from a command the daemon did not compute (a LoLA client's). */
+void motion_adopt(struct motion *m, const struct nb_actuators *cmd, uint64_t now);
+
+/*
+ * One cycle: fills out's positions and stiffnesses, and the walking
+ * velocity (zero unless walking on a body that can).
+ */
+void motion_update(struct motion *m, const struct body_frame *f,
+		   struct nb_actuators *out, float walk[3]);
+void motion_status(const struct motion *m, struct motion_status *st);
+
+#endif
