@@ -69,7 +69,9 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -DFUZZ
 
 # Filled in by the fragments below.
 PROGRAMS :=
+PROGRAM_LINKS :=
 LIBRARIES :=
+SHARED_LIBRARIES :=
 UNIT_TESTS :=
 HOST_TESTS :=
 FUZZERS :=
@@ -101,6 +103,16 @@ $(O)/fuzz/lib/lib$(1).a: $(call objs,$($(1)_SRCS),fuzz)
 	$(Q)mkdir -p $$(@D) && rm -f $$@ && $(AR) rcs $$@ $$^
 endef
 
+# SHARED_LIBRARIES: also built as lib<name>.so.<name>_SOVERSION, position
+# independent, for other languages' FFIs and for installing.
+define shared_library_rule
+$(O)/lib/lib$(1).so.$($(1)_SOVERSION): $(call objs,$($(1)_SRCS),pic)
+	$$(quiet) LD $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && $(CC) -shared -Wl,-soname,lib$(1).so.$($(1)_SOVERSION) \
+		-Wl,--no-undefined -o $$@ $$^ $($(1)_LDLIBS)
+	$(Q)ln -sfn lib$(1).so.$($(1)_SOVERSION) $(O)/lib/lib$(1).so
+endef
+
 define program_rule
 $(O)/bin/$(1): $(call objs,$($(1)_SRCS),obj) $(call link_libs,$(1),obj)
 	$$(quiet) LD $$(@:$(O)/%=%)
@@ -120,8 +132,10 @@ $(O)/fuzz/bin/$(1): $(call objs,$($(1)_SRCS),fuzz) $(call link_libs,$(1),fuzz)
 endef
 
 # VM test programs: plain builds, run inside the VM against the real module.
+# A VM program with <name>_SRCS is compiled; one without is a script that
+# <suite>_VM_FILES brings along.
 define vm_suite_rule
-$(foreach p,$($(1)_VM_PROGS),$(eval $(call vm_prog_rule,$(1),$(p))))
+$(foreach p,$($(1)_VM_PROGS),$(if $($(p)_SRCS),$(eval $(call vm_prog_rule,$(1),$(p)))))
 endef
 define vm_prog_rule
 $(O)/vm/tests/$(1)/$(2): $(call objs,$($(2)_SRCS),obj) $(call link_libs,$(2),obj)
@@ -130,6 +144,7 @@ $(O)/vm/tests/$(1)/$(2): $(call objs,$($(2)_SRCS),obj) $(call link_libs,$(2),obj
 endef
 
 $(foreach l,$(LIBRARIES),$(eval $(call library_rule,$(l))))
+$(foreach l,$(SHARED_LIBRARIES),$(eval $(call shared_library_rule,$(l))))
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_test_rule,$(t))))
 $(foreach f,$(FUZZERS),$(eval $(call fuzzer_rule,$(f))))
@@ -141,6 +156,9 @@ $(O)/obj/selftests/%.o $(O)/san/selftests/%.o: USER_CFLAGS += -Wno-missing-proto
 $(O)/obj/%.o: $(srctree)/%.c
 	$(quiet) CC $*.o
 	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) -c -o $@ $<
+$(O)/pic/%.o: $(srctree)/%.c
+	$(quiet) CC-PIC $*.o
+	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) -fPIC -fvisibility=default -c -o $@ $<
 $(O)/san/%.o: $(srctree)/%.c
 	$(quiet) CC-SAN $*.o
 	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
@@ -152,14 +170,23 @@ $(O)/fuzz/%.o: $(srctree)/%.c
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
 PROGRAM_BINS := $(addprefix $(O)/bin/,$(PROGRAMS))
+
+# PROGRAM_LINKS: link=program, another name a program answers to.
+define program_link_rule
+$(O)/bin/$(1): $(O)/bin/$(2)
+	$(Q)ln -sfn $(2) $$@
+endef
+$(foreach l,$(PROGRAM_LINKS),$(eval $(call program_link_rule,$(firstword $(subst =, ,$(l))),$(lastword $(subst =, ,$(l))))))
+PROGRAM_BINS += $(addprefix $(O)/bin/,$(foreach l,$(PROGRAM_LINKS),$(firstword $(subst =, ,$(l)))))
 UNIT_BINS := $(addprefix $(O)/tests/unit/,$(UNIT_TESTS))
 FUZZ_BINS := $(addprefix $(O)/fuzz/bin/,$(FUZZERS))
-VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests/$(s)/,$($(s)_VM_PROGS)))
+VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests/$(s)/,\
+	$(foreach p,$($(s)_VM_PROGS),$(if $($(p)_SRCS),$(p)))))
 
 # ---------------------------------------------------------------------------
 # Targets
 # ---------------------------------------------------------------------------
-.PHONY: all deps modules userspace unit-tests fuzzers vm-programs clean \
+.PHONY: docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
 	lint check check-quick check-debug unit fuzz-smoke fuzz vm-test vm-shell \
 	demo bench debug-kernel help
 
@@ -175,7 +202,8 @@ modules:
 	@test -e $(KDIR)/Makefile || { echo "No kernel headers at KDIR=$(KDIR); run 'make deps'" >&2; exit 1; }
 	$(Q)$(MAKE) -C $(KDIR) M=$(srctree) modules
 
-userspace: $(PROGRAM_BINS)
+SHARED_LIBS := $(foreach l,$(SHARED_LIBRARIES),$(O)/lib/lib$(l).so.$($(l)_SOVERSION))
+userspace: $(PROGRAM_BINS) $(SHARED_LIBS)
 unit-tests: $(UNIT_BINS)
 fuzzers: $(FUZZ_BINS)
 vm-programs: $(VM_BINS)
@@ -184,9 +212,67 @@ clean:
 	$(Q)test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(srctree) clean
 	$(Q)rm -rf $(O)
 
+# Installing: the modules (for KDIR's kernel), programs, libnaobody with its
+# headers and pkg-config file, man pages, the udev rule, the modprobe
+# options, and the shutdown hook that powers the robot off. DESTDIR stages.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+UDEVDIR ?= /lib/udev
+SYSTEMDDIR ?= /lib/systemd
+NAOBODY_RELEASE := $(shell git -C $(srctree) describe --always --dirty 2>/dev/null || echo 0)
+
+install: all
+	$(Q)$(MAKE) -C $(KDIR) M=$(srctree) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(INCLUDEDIR)/naobody
+	$(Q)install -m 0755 $(addprefix $(O)/bin/,$(INSTALL_PROGRAMS)) $(DESTDIR)$(BINDIR)/
+	$(Q)$(foreach l,$(PROGRAM_LINKS),ln -sfn $(lastword $(subst =, ,$(l))) \
+		$(DESTDIR)$(BINDIR)/$(firstword $(subst =, ,$(l)));)
+	$(Q)install -m 0644 $(srctree)/uapi/linux/*.h $(DESTDIR)$(INCLUDEDIR)/linux/
+	$(Q)install -m 0644 $(srctree)/userspace/include/naobody/*.h $(DESTDIR)$(INCLUDEDIR)/naobody/
+	$(Q)install -m 0644 $(O)/obj/lib/libnaobody.a $(DESTDIR)$(LIBDIR)/
+	$(Q)$(foreach l,$(SHARED_LIBS),install -m 0755 $(l) $(DESTDIR)$(LIBDIR)/ && \
+		ln -sfn $(notdir $(l)) $(DESTDIR)$(LIBDIR)/$(basename $(notdir $(l)));)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(NAOBODY_RELEASE)|' $(srctree)/packaging/naobody.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/naobody.pc
+	$(Q)$(foreach m,$(MAN_PAGES),install -D -m 0644 $(m) \
+		$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
+	$(Q)install -D -m 0644 $(srctree)/packaging/udev/70-naobody.rules \
+		$(DESTDIR)$(UDEVDIR)/rules.d/70-naobody.rules
+	$(Q)test -e $(DESTDIR)/etc/modprobe.d/naobody.conf || install -D -m 0644 \
+		$(srctree)/packaging/modprobe.d/naobody.conf $(DESTDIR)/etc/modprobe.d/naobody.conf
+	$(Q)install -d $(DESTDIR)$(SYSTEMDDIR)/system-shutdown
+	$(Q)sed 's|exec chest-harakiri|exec $(BINDIR)/chest-harakiri|' \
+		$(srctree)/packaging/systemd/naobody-harakiri \
+		> $(DESTDIR)$(SYSTEMDDIR)/system-shutdown/naobody-harakiri
+	$(Q)chmod 0755 $(DESTDIR)$(SYSTEMDDIR)/system-shutdown/naobody-harakiri
+	@echo "Installed. Create the group the udev rule names: groupadd --system naobody"
+
+# DKMS rebuilds the modules for every kernel the machine installs.
+DKMS_DIR := /usr/src/naobody-$(NAOBODY_RELEASE)
+dkms-install:
+	$(Q)rm -rf $(DKMS_DIR) && install -d $(DKMS_DIR)
+	$(Q)cp -a $(srctree)/Kbuild $(srctree)/kernel $(srctree)/uapi $(srctree)/LICENSE $(DKMS_DIR)/
+	$(Q)sed 's/@VERSION@/$(NAOBODY_RELEASE)/' $(srctree)/dkms.conf > $(DKMS_DIR)/dkms.conf
+	$(Q)find $(DKMS_DIR) \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \) -delete
+	dkms add naobody/$(NAOBODY_RELEASE) && dkms build naobody/$(NAOBODY_RELEASE) && \
+		dkms install naobody/$(NAOBODY_RELEASE)
+
 # Lint: checkpatch --strict, sparse, W=1, and every uapi header on its own.
 lint:
 	$(Q)$(srctree)/scripts/lint.sh
+
+# Every installed program has a man page; man pages and reST pages are well
+# formed. Programs built from selftests/ (benchmarks, test tools) are neither
+# installed nor documented as tools.
+INSTALL_PROGRAMS = $(foreach p,$(PROGRAMS),\
+	$(if $(filter $(srctree)/selftests/%,$(firstword $($(p)_SRCS))),,$(p)))
+docs-check:
+	$(Q)PROGRAMS="$(INSTALL_PROGRAMS)" MAN_PAGES="$(MAN_PAGES)" $(srctree)/scripts/check-docs.sh
 
 # Test tiers. Each step prints RESULT lines that scripts/check.sh counts.
 check-quick:

@@ -87,6 +87,7 @@ stock_tier() {
 	run_step deps whole deps mk deps || return
 	run_step build build || build_ok=0
 	run_step lint mk lint
+	run_step docs mk docs-check
 	if [[ $build_ok -eq 1 ]]; then
 		run_step unit mk unit
 		run_step fuzz mk fuzz-smoke

@@ -19,7 +19,7 @@ PACKAGES="
 	qemu-system-x86 busybox-static cpio
 	sparse valgrind
 	libmsgpack-dev libmnl-dev zlib1g-dev
-	python3 python3-msgpack
+	python3 python3-msgpack python3-docutils groff-base
 	bc flex bison libelf-dev libssl-dev dwarves
 "
 

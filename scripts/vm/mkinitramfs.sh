@@ -80,20 +80,30 @@ for s in ${VM_SUITES:-}; do
 	progs_var="${s}_VM_PROGS"
 	: > "$root/tests/$s/.progs"
 	for p in ${!progs_var:-}; do
-		cp "$O/vm/tests/$s/$p" "$root/tests/$s/$p"
+		# Compiled programs are in the build; scripts come with VM_FILES.
+		[[ -e $O/vm/tests/$s/$p ]] && cp "$O/vm/tests/$s/$p" "$root/tests/$s/$p"
 		echo "$p" >> "$root/tests/$s/.progs"
 	done
 	timeout_var="${s}_VM_TIMEOUT"
 	echo $((${!timeout_var:-300} * ${VM_TIMEOUT_SCALE:-1})) > "$root/tests/$s/.timeout"
 	echo "$s" >> "$root/tests/.suites"
 done
-# VM_FILES entries are suite=path (path relative to the source tree). Shell
-# scripts among them that end in .sh and are named in <suite>_VM_PROGS run
-# as tests; the rest are data.
+# VM_FILES entries are suite=path (path relative to the source tree). Those
+# named in <suite>_VM_PROGS are scripts that run as tests; the rest are data.
 for entry in ${VM_FILES:-}; do
 	s=${entry%%=*}
 	f=${entry#*=}
+	# Only the suites this boot runs (a bench boot runs other suites).
+	[[ -d $root/tests/$s ]] || continue
 	cp -a "$srctree/$f" "$root/tests/$s/"
+done
+for s in ${VM_SUITES:-}; do
+	while IFS= read -r p; do
+		[[ -x $root/tests/$s/$p ]] || {
+			echo "mkinitramfs: $s/$p is neither built nor an executable in ${s}_VM_FILES" >&2
+			exit 1
+		}
+	done < "$root/tests/$s/.progs"
 done
 
 # --- shared libraries of every binary ------------------------------------

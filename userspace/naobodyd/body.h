@@ -12,8 +12,8 @@
  *   - walk() moves the odometry of a body that can walk (only the simulated
  *     one, for now).
  *
- * Backends: the simulated body (body_sim.c) and, once libnaobody exists,
- * the real one through /dev/naobody.
+ * Backends: the simulated body (body_sim.c) and the real one through
+ * /dev/naobody and libnaobody (body_real.c).
  */
 #ifndef NAOBODYD_BODY_H
 #define NAOBODYD_BODY_H
@@ -72,5 +72,6 @@ struct config;
 struct loop;
 
 struct body *body_sim_create(const struct config *cfg, struct loop *loop);
+struct body *body_real_create(const struct config *cfg);
 
 #endif

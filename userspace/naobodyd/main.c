@@ -362,12 +362,8 @@ static struct body *open_body(const struct config *cfg, struct loop *loop)
 	struct stat st;
 
 	if (!cfg->sim) {
-		if (!stat(cfg->device, &st)) {
-			log_err("%s exists, but this naobodyd has no backend for the real body yet "
-				"(it needs libnaobody); run it with --sim for the simulated body",
-				cfg->device);
-			return NULL;
-		}
+		if (!stat(cfg->device, &st))
+			return body_real_create(cfg);
 		log_info("no %s: using the simulated body", cfg->device);
 	}
 	return body_sim_create(cfg, loop);

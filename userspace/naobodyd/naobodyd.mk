@@ -11,6 +11,6 @@ PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
 	main.c core.c loop.c api.c lola.c watchdog.c motion.c fall.c leds.c \
-	body_sim.c sim_control.c)
-naobodyd_LIBS := nbdcodec
-naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
+	body_sim.c body_real.c sim_control.c)
+naobodyd_LIBS := nbdcodec naobody
+naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lz -lm

@@ -13,6 +13,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,59 +90,72 @@ int nb_gadget_load_modules(void)
 	return 0;
 }
 
-/* Full and high speed descriptors: one vendor interface, bulk IN and OUT. */
+/*
+ * Full and high speed descriptors: one vendor interface, bulk IN and OUT,
+ * and optionally the real board's isochronous pair (OUT, then IN).
+ */
 struct ffs_speed_descs {
 	struct usb_interface_descriptor intf;
 	struct usb_endpoint_descriptor_no_audio in;
 	struct usb_endpoint_descriptor_no_audio out;
+	struct usb_endpoint_descriptor_no_audio iso_out;
+	struct usb_endpoint_descriptor_no_audio iso_in;
 } __attribute__((packed));
 
-static struct ffs_speed_descs speed_descs(uint16_t packet)
+#define ISO_OUT_PACKET	400
+#define ISO_IN_PACKET	300
+
+static struct usb_endpoint_descriptor_no_audio ep_desc(uint8_t addr, uint8_t type,
+							uint16_t packet)
+{
+	struct usb_endpoint_descriptor_no_audio d = {
+		.bLength = sizeof(d),
+		.bDescriptorType = USB_DT_ENDPOINT,
+		.bEndpointAddress = addr,
+		.bmAttributes = type,
+		.wMaxPacketSize = htole16(packet),
+		.bInterval = type == USB_ENDPOINT_XFER_ISOC ? 1 : 0,
+	};
+	return d;
+}
+
+static struct ffs_speed_descs speed_descs(uint16_t packet, int iso)
 {
 	struct ffs_speed_descs d = {
 		.intf = {
 			.bLength = sizeof(d.intf),
 			.bDescriptorType = USB_DT_INTERFACE,
-			.bNumEndpoints = 2,
+			.bNumEndpoints = iso ? 4 : 2,
 			.bInterfaceClass = USB_CLASS_VENDOR_SPEC,
 			.iInterface = 1,
 		},
-		.in = {
-			.bLength = sizeof(d.in),
-			.bDescriptorType = USB_DT_ENDPOINT,
-			.bEndpointAddress = 1 | USB_DIR_IN,
-			.bmAttributes = USB_ENDPOINT_XFER_BULK,
-			.wMaxPacketSize = htole16(packet),
-		},
-		.out = {
-			.bLength = sizeof(d.out),
-			.bDescriptorType = USB_DT_ENDPOINT,
-			.bEndpointAddress = 1 | USB_DIR_OUT,
-			.bmAttributes = USB_ENDPOINT_XFER_BULK,
-			.wMaxPacketSize = htole16(packet),
-		},
+		.in = ep_desc(1 | USB_DIR_IN, USB_ENDPOINT_XFER_BULK, packet),
+		.out = ep_desc(1 | USB_DIR_OUT, USB_ENDPOINT_XFER_BULK, packet),
+		.iso_out = ep_desc(2 | USB_DIR_OUT, USB_ENDPOINT_XFER_ISOC, ISO_OUT_PACKET),
+		.iso_in = ep_desc(2 | USB_DIR_IN, USB_ENDPOINT_XFER_ISOC, ISO_IN_PACKET),
 	};
 	return d;
 }
 
-static int write_descriptors(struct nb_gadget *g, uint16_t packet)
+/* The bytes of one speed's descriptors: the iso pair only when asked for. */
+static size_t speed_descs_len(int iso)
 {
-	struct {
-		struct usb_functionfs_descs_head_v2 head;
-		__le32 fs_count, hs_count;
-		struct ffs_speed_descs fs, hs;
-	} __attribute__((packed)) descs = {
-		.head = {
-			.magic = htole32(FUNCTIONFS_DESCRIPTORS_MAGIC_V2),
-			.length = htole32(sizeof(descs)),
-			.flags = htole32(FUNCTIONFS_HAS_FS_DESC | FUNCTIONFS_HAS_HS_DESC |
-					 FUNCTIONFS_ALL_CTRL_RECIP),
-		},
-		.fs_count = htole32(3),
-		.hs_count = htole32(3),
-		.fs = speed_descs(packet),
-		.hs = speed_descs(512),
+	return iso ? sizeof(struct ffs_speed_descs) :
+		     offsetof(struct ffs_speed_descs, iso_out);
+}
+
+static int write_descriptors(struct nb_gadget *g, uint16_t packet, int iso)
+{
+	struct usb_functionfs_descs_head_v2 head = {
+		.magic = htole32(FUNCTIONFS_DESCRIPTORS_MAGIC_V2),
+		.flags = htole32(FUNCTIONFS_HAS_FS_DESC | FUNCTIONFS_HAS_HS_DESC |
+				 FUNCTIONFS_ALL_CTRL_RECIP),
 	};
+	const struct ffs_speed_descs fs = speed_descs(packet, iso);
+	const struct ffs_speed_descs hs = speed_descs(512, iso);
+	const size_t one = speed_descs_len(iso);
+	const __le32 count = htole32(iso ? 5 : 3);	/* per speed */
+	unsigned char descs[sizeof(head) + 2 * sizeof(count) + 2 * sizeof(fs)];
 	static const char iface_name[] = "naobody";
 	struct {
 		struct usb_functionfs_strings_head head;
@@ -157,13 +171,27 @@ static int write_descriptors(struct nb_gadget *g, uint16_t packet)
 		.lang = htole16(0x0409),
 	};
 	char path[128];
+	size_t len = 0;
+
+	/* head, fs_count, hs_count, the full speed set, the high speed set */
+	head.length = htole32(sizeof(head) + 2 * sizeof(count) + 2 * one);
+	memcpy(descs + len, &head, sizeof(head));
+	len += sizeof(head);
+	memcpy(descs + len, &count, sizeof(count));
+	len += sizeof(count);
+	memcpy(descs + len, &count, sizeof(count));
+	len += sizeof(count);
+	memcpy(descs + len, &fs, one);
+	len += one;
+	memcpy(descs + len, &hs, one);
+	len += one;
 
 	memcpy(strings.str, iface_name, sizeof(iface_name));
 	snprintf(path, sizeof(path), "%s/ep0", g->ffs);
 	g->ep0 = open(path, O_RDWR | O_CLOEXEC);
 	if (g->ep0 < 0)
 		return -errno;
-	if (write(g->ep0, &descs, sizeof(descs)) != (ssize_t)sizeof(descs))
+	if (write(g->ep0, descs, len) != (ssize_t)len)
 		return errno ? -errno : -EIO;
 	if (write(g->ep0, &strings, sizeof(strings)) != (ssize_t)sizeof(strings))
 		return errno ? -errno : -EIO;
@@ -229,7 +257,8 @@ int nb_gadget_create(struct nb_gadget *g, const char *name,
 		goto fail;
 	}
 	g->mounted = 1;
-	err = write_descriptors(g, cfg->bulk_packet ?: 64);
+	g->iso = !!cfg->iso;
+	err = write_descriptors(g, cfg->bulk_packet ?: 64, g->iso);
 	if (err)
 		goto fail;
 	return 0;

@@ -19,12 +19,20 @@ struct nb_gadget {
 	int ep_in;			/* bulk IN (device to host) */
 	int ep_out;			/* bulk OUT (host to device) */
 	int mounted;
+	int iso;			/* the descriptors have the iso endpoints */
 };
 
 struct nb_gadget_config {
 	uint16_t vendor, product, bcd_device;
 	const char *manufacturer, *product_name, *serial;
 	uint16_t bulk_packet;		/* full-speed bulk wMaxPacketSize, 64 */
+	/*
+	 * Also describe the chest board's unused isochronous pair, after the
+	 * bulk endpoints (OUT 400 bytes, IN 300 bytes at full speed). Nothing
+	 * opens or moves data on them; they are there so that the host sees
+	 * the real board's interface. 0 leaves them out.
+	 */
+	uint8_t iso;
 };
 
 /* Load dummy_hcd (full speed), libcomposite and usb_f_fs if needed. */

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# libnaobody: the body library (LGPL-2.1-or-later). It must not link the
-# GPL codec. Programs that link it add <name>_LDLIBS += -lz (the
-# preference block's CRC). The device and ring parts append their sources:
-#   naobody_SRCS += $(srctree)/userspace/lib/naobody/device.c ...
+# libnaobody: the body library (LGPL-2.1-or-later): the device and its ring,
+# counts to units, the preference parser, names. It must not link the GPL
+# codec. Built static and shared (libnaobody.so.1, for other languages'
+# FFIs); programs that link it add <name>_LDLIBS += -lz -lm.
 LIBRARIES += naobody
-naobody_SRCS += $(srctree)/userspace/lib/naobody/units.c \
-	$(srctree)/userspace/lib/naobody/prefs.c
+SHARED_LIBRARIES += naobody
+naobody_SOVERSION := 1
+naobody_LDLIBS := -lz -lm
+naobody_SRCS += $(addprefix $(srctree)/userspace/lib/naobody/, \
+	device.c names.c units.c prefs.c)

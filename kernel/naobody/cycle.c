@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The exchange with the chest board, once per period:
+ *
+ *   tick -> bulk OUT frame -> vendor IN 0x14 -> bulk IN answer -> publish
+ *                             (2a + CRC)          | nothing ready
+ *                                                 +-> vendor IN 0x15 -> publish
+ *
+ * The hrtimer only starts a chain; each URB's completion submits the next
+ * with GFP_ATOMIC, and the last one publishes a record to the ring. A tick
+ * that finds a chain still in flight counts an overrun and never stacks.
+ * Each step has the spec's 20 ms limit, kept by a second hrtimer that
+ * unlinks the URB in flight. Whatever needs to sleep (clearing a halt) goes
+ * to the recovery work, and cycles that keep failing back off.
+ *
+ * Concurrency: nb->lock covers the chain's state. The timer callbacks and
+ * the completions may run on different CPUs; NAOBODY_HALTED, set under the
+ * lock, stops every resubmission, and naobody_cycle_stop() then kills what
+ * is in flight.
+ */
+#include <linux/usb.h>
+
+#include "naobody.h"
+#include "compat.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+#define NAOBODY_STEP_TIMEOUT_MS		20
+#define NAOBODY_ANSWER_MAX		512
+#define NAOBODY_REQ_ACK			0x14
+#define NAOBODY_REQ_STATUS		0x15
+#define NAOBODY_STATUS_LEN		2
+
+/* Consecutive cycles without an answer before backing off, and the cap. */
+#define NAOBODY_BACKOFF_AFTER		3
+#define NAOBODY_BACKOFF_MAX_TICKS	64
+
+static void chain_end(struct naobody_dev *nb, bool answered);
+
+/* Submit urb as the chain's next step. Caller holds nb->lock. */
+static void submit_step(struct naobody_dev *nb, struct urb *urb, enum naobody_step step)
+{
+	int ret;
+
+	lockdep_assert_held(&nb->lock);
+	if (test_bit(NAOBODY_HALTED, &nb->flags)) {
+		nb->step = NAOBODY_STEP_IDLE;
+		return;
+	}
+	nb->step = step;
+	nb->step_timed_out = false;
+	usb_anchor_urb(urb, &nb->anchor);
+	ret = usb_submit_urb(urb, GFP_ATOMIC);
+	if (ret) {
+		usb_unanchor_urb(urb);
+		/* -ENODEV, -EPERM (killed), -ESHUTDOWN: going away. */
+		if (ret == -ENODEV || ret == -EPERM || ret == -ESHUTDOWN) {
+			nb->step = NAOBODY_STEP_IDLE;
+			return;
+		}
+		nb->stats.io_errors++;
+		nb->errors |= NAOBODY_ERR_IO;
+		chain_end(nb, false);
+		return;
+	}
+	hrtimer_start(&nb->step_timer, ms_to_ktime(NAOBODY_STEP_TIMEOUT_MS),
+		      HRTIMER_MODE_REL);
+}
+
+/* The chain is over: publish this cycle's record. Caller holds nb->lock. */
+static void chain_end(struct naobody_dev *nb, bool answered)
+{
+	lockdep_assert_held(&nb->lock);
+	hrtimer_try_to_cancel(&nb->step_timer);
+	nb->step = NAOBODY_STEP_IDLE;
+	if (answered) {
+		nb->fails = 0;
+	} else {
+		naobody_body_no_answer(nb);
+		nb->fails++;
+		if (nb->fails >= NAOBODY_BACKOFF_AFTER)
+			nb->backoff = min(1U << min(nb->fails - NAOBODY_BACKOFF_AFTER, 6U),
+					  (unsigned int)NAOBODY_BACKOFF_MAX_TICKS);
+	}
+	naobody_body_publish(nb, ktime_get());
+}
+
+/* A stalled endpoint: clearing the halt sleeps, so the work does it. */
+static void stall(struct naobody_dev *nb, int pipe)
+{
+	nb->stats.stalls++;
+	nb->errors |= NAOBODY_ERR_STALL;
+	nb->stalled_pipe = pipe;
+	set_bit(NAOBODY_RECOVERING, &nb->flags);
+	schedule_work(&nb->recovery_work);
+}
+
+/* What a completion does next. */
+enum step_result {
+	STEP_GO,		/* the URB succeeded: go on with its data */
+	STEP_TIMEOUT,		/* we unlinked it after 20 ms */
+	STEP_DONE,		/* the chain ended here (error, or killed) */
+};
+
+/* Common completion triage; on STEP_DONE the chain is already over. */
+static enum step_result step_result(struct naobody_dev *nb, struct urb *urb, int pipe)
+{
+	int status = urb->status;
+
+	lockdep_assert_held(&nb->lock);
+	if (status == 0)
+		return STEP_GO;
+	if (status == -ECONNRESET && nb->step_timed_out) {
+		nb->stats.timeouts++;
+		nb->errors |= NAOBODY_ERR_TIMEOUT;
+		return STEP_TIMEOUT;
+	}
+	switch (status) {
+	case -ENOENT:
+	case -ECONNRESET:
+	case -ESHUTDOWN:
+	case -ENODEV:
+		/* Killed or unlinked by us, or the device is gone. */
+		hrtimer_try_to_cancel(&nb->step_timer);
+		nb->step = NAOBODY_STEP_IDLE;
+		return STEP_DONE;
+	case -EPIPE:
+		stall(nb, pipe);
+		break;
+	default:
+		/* -EPROTO, -EILSEQ, -ETIME, -EOVERFLOW...: count, back off. */
+		nb->stats.io_errors++;
+		nb->errors |= NAOBODY_ERR_IO;
+		break;
+	}
+	chain_end(nb, false);
+	return STEP_DONE;
+}
+
+static void out_complete(struct urb *urb)
+{
+	struct naobody_dev *nb = urb->context;
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	trace_naobody_out_done(nb->index, nb->chain_cycle, urb->status, urb->actual_length);
+	switch (step_result(nb, urb, nb->out_pipe)) {
+	case STEP_GO:
+		nb->out_ok = true;
+		submit_step(nb, nb->ack_urb, NAOBODY_STEP_ACK);
+		break;
+	case STEP_TIMEOUT:
+		chain_end(nb, false);
+		break;
+	case STEP_DONE:
+		break;
+	}
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+static void ack_complete(struct urb *urb)
+{
+	struct naobody_dev *nb = urb->context;
+	unsigned long irqflags;
+	const u8 *ack = nb->ack_buf;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	trace_naobody_ack_done(nb->index, nb->chain_cycle, urb->status, urb->actual_length);
+	switch (step_result(nb, urb, usb_rcvctrlpipe(nb->udev, 0))) {
+	case STEP_GO:
+		break;
+	case STEP_TIMEOUT:
+		chain_end(nb, false);
+		goto out;
+	case STEP_DONE:
+		goto out;
+	}
+	/* The board acknowledges the frame by its CRC. */
+	if (nb_ack_check(ack, urb->actual_length, nb->out_crc)) {
+		nb->stats.ack_mismatches++;
+		nb->errors |= NAOBODY_ERR_ACK;
+	}
+	/* Read the answer either way: the frame may have been taken. */
+	submit_step(nb, nb->in_urb, NAOBODY_STEP_IN);
+out:
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+static void in_complete(struct urb *urb)
+{
+	struct naobody_dev *nb = urb->context;
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	trace_naobody_in_done(nb->index, nb->chain_cycle, urb->status, urb->actual_length);
+	switch (step_result(nb, urb, nb->in_pipe)) {
+	case STEP_GO:
+		hrtimer_try_to_cancel(&nb->step_timer);
+		naobody_body_take_answer(nb, nb->in_buf, urb->actual_length);
+		chain_end(nb, !(nb->errors & (NAOBODY_ERR_CRC | NAOBODY_ERR_TABLE)));
+		break;
+	case STEP_TIMEOUT:
+		/* Nothing ready in time: ask for the chest board's status. */
+		submit_step(nb, nb->status_urb, NAOBODY_STEP_STATUS);
+		break;
+	case STEP_DONE:
+		break;
+	}
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+static void status_complete(struct urb *urb)
+{
+	struct naobody_dev *nb = urb->context;
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	trace_naobody_status_done(nb->index, nb->chain_cycle, urb->status, urb->actual_length);
+	switch (step_result(nb, urb, usb_rcvctrlpipe(nb->udev, 0))) {
+	case STEP_GO:
+		if (urb->actual_length == NAOBODY_STATUS_LEN)
+			WRITE_ONCE(nb->chest_status, get_unaligned_be16(nb->status_buf));
+		chain_end(nb, false);
+		break;
+	case STEP_TIMEOUT:
+		chain_end(nb, false);
+		break;
+	case STEP_DONE:
+		break;
+	}
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+static struct urb *step_urb(struct naobody_dev *nb)
+{
+	switch (nb->step) {
+	case NAOBODY_STEP_OUT:
+		return nb->out_urb;
+	case NAOBODY_STEP_ACK:
+		return nb->ack_urb;
+	case NAOBODY_STEP_IN:
+		return nb->in_urb;
+	case NAOBODY_STEP_STATUS:
+		return nb->status_urb;
+	default:
+		return NULL;
+	}
+}
+
+/* A step ran past its 20 ms: unlink it; its completion takes it from there. */
+static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
+{
+	struct naobody_dev *nb = container_of(t, struct naobody_dev, step_timer);
+	unsigned long irqflags;
+	struct urb *urb;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	urb = step_urb(nb);
+	if (!urb || nb->step_timed_out || test_bit(NAOBODY_HALTED, &nb->flags)) {
+		spin_unlock_irqrestore(&nb->lock, irqflags);
+		return HRTIMER_NORESTART;
+	}
+	nb->step_timed_out = true;
+	trace_naobody_step_timeout(nb->index, nb->chain_cycle, nb->step, 0);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+
+	/* Not under nb->lock: the HCD may complete the URB right here. Each
+	 * step has its own URB, and none is resubmitted before the next tick,
+	 * so urb cannot be a new submission by now.
+	 */
+	usb_unlink_urb(urb);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
+{
+	struct naobody_dev *nb = container_of(t, struct naobody_dev, timer);
+	unsigned long irqflags;
+	u64 ticks;
+	u32 crc;
+	int ret;
+
+	ticks = hrtimer_forward_now(t, nb->period);
+	spin_lock_irqsave(&nb->lock, irqflags);
+	if (test_bit(NAOBODY_HALTED, &nb->flags)) {
+		spin_unlock_irqrestore(&nb->lock, irqflags);
+		return HRTIMER_NORESTART;
+	}
+	nb->cycle += ticks;
+	if (nb->step != NAOBODY_STEP_IDLE) {
+		nb->stats.overruns++;
+		nb->errors |= NAOBODY_ERR_OVERRUN;
+		trace_naobody_tick(nb->index, nb->cycle, 0, true);
+		goto out;
+	}
+	if (test_bit(NAOBODY_RECOVERING, &nb->flags) || nb->backoff) {
+		if (nb->backoff)
+			nb->backoff--;
+		nb->stats.skipped++;
+		goto out;
+	}
+
+	nb->errors = 0;
+	ret = naobody_body_build_frame(nb, nb->out_buf, NB_FRAME_MAX, &crc);
+	if (ret <= 0) {
+		/* Our own frame doesn't fit: a bug, not the board's doing. */
+		dev_err_ratelimited(&nb->intf->dev, "cannot build the OUT frame: %pe\n",
+				    ERR_PTR(ret));
+		nb->stats.skipped++;
+		goto out;
+	}
+	nb->out_len = ret;
+	nb->out_crc = crc;
+	nb->chain_cycle = nb->cycle;
+	nb->out_urb->transfer_buffer_length = nb->out_len;
+	nb->stats.cycles++;
+	nb->out_submit = ktime_get();
+	trace_naobody_tick(nb->index, nb->cycle, nb->out_len, false);
+	submit_step(nb, nb->out_urb, NAOBODY_STEP_OUT);
+out:
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	return HRTIMER_RESTART;
+}
+
+void naobody_cycle_start(struct naobody_dev *nb)
+{
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	clear_bit(NAOBODY_HALTED, &nb->flags);
+	nb->step = NAOBODY_STEP_IDLE;
+	nb->fails = 0;
+	nb->backoff = 0;
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	hrtimer_start(&nb->timer, ktime_add(ktime_get(), nb->period), HRTIMER_MODE_ABS);
+}
+
+/* Stop ticking and wait for everything in flight. Sleeps. */
+void naobody_cycle_stop(struct naobody_dev *nb)
+{
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	set_bit(NAOBODY_HALTED, &nb->flags);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	hrtimer_cancel(&nb->timer);
+	usb_kill_anchored_urbs(&nb->anchor);
+	hrtimer_cancel(&nb->step_timer);
+	/* The step timer may have unlinked a URB as we killed the rest. */
+	usb_kill_anchored_urbs(&nb->anchor);
+	spin_lock_irqsave(&nb->lock, irqflags);
+	nb->step = NAOBODY_STEP_IDLE;
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+void naobody_recovery_work(struct work_struct *work)
+{
+	struct naobody_dev *nb = container_of(work, struct naobody_dev, recovery_work);
+	int pipe, ret;
+
+	mutex_lock(&nb->io_mutex);
+	pipe = READ_ONCE(nb->stalled_pipe);
+	if (!naobody_gone(nb) && usb_pipebulk(pipe)) {
+		ret = usb_clear_halt(nb->udev, pipe);
+		if (ret)
+			dev_dbg(&nb->intf->dev, "clearing the halt failed: %pe\n",
+				ERR_PTR(ret));
+	}
+	clear_bit(NAOBODY_RECOVERING, &nb->flags);
+	mutex_unlock(&nb->io_mutex);
+}
+
+static void fill_vendor_in(struct usb_ctrlrequest *setup, u8 request, u16 len)
+{
+	setup->bRequestType = USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE;
+	setup->bRequest = request;
+	setup->wValue = 0;
+	setup->wIndex = 0;
+	setup->wLength = cpu_to_le16(len);
+}
+
+int naobody_cycle_init(struct naobody_dev *nb)
+{
+	struct usb_device *udev = nb->udev;
+
+	nb->out_urb = usb_alloc_urb(0, GFP_KERNEL);
+	nb->ack_urb = usb_alloc_urb(0, GFP_KERNEL);
+	nb->in_urb = usb_alloc_urb(0, GFP_KERNEL);
+	nb->status_urb = usb_alloc_urb(0, GFP_KERNEL);
+	nb->out_buf = kmalloc(NB_FRAME_MAX, GFP_KERNEL);
+	nb->in_buf = kmalloc(NAOBODY_ANSWER_MAX, GFP_KERNEL);
+	nb->ack_buf = kmalloc(NB_ACK_LEN, GFP_KERNEL);
+	nb->status_buf = kmalloc(NAOBODY_STATUS_LEN, GFP_KERNEL);
+	nb->ack_setup = kmalloc(sizeof(*nb->ack_setup), GFP_KERNEL);
+	nb->status_setup = kmalloc(sizeof(*nb->status_setup), GFP_KERNEL);
+	if (!nb->out_urb || !nb->ack_urb || !nb->in_urb || !nb->status_urb ||
+	    !nb->out_buf || !nb->in_buf || !nb->ack_buf || !nb->status_buf ||
+	    !nb->ack_setup || !nb->status_setup)
+		return -ENOMEM;	/* naobody_cycle_free() undoes the rest */
+
+	usb_fill_bulk_urb(nb->out_urb, udev, nb->out_pipe, nb->out_buf, 0,
+			  out_complete, nb);
+	/* The board finds a frame's end by a short packet (provisional). */
+	nb->out_urb->transfer_flags |= URB_ZERO_PACKET;
+
+	fill_vendor_in(nb->ack_setup, NAOBODY_REQ_ACK, NB_ACK_LEN);
+	usb_fill_control_urb(nb->ack_urb, udev, usb_rcvctrlpipe(udev, 0),
+			     (u8 *)nb->ack_setup, nb->ack_buf, NB_ACK_LEN,
+			     ack_complete, nb);
+
+	usb_fill_bulk_urb(nb->in_urb, udev, nb->in_pipe, nb->in_buf,
+			  NAOBODY_ANSWER_MAX, in_complete, nb);
+
+	fill_vendor_in(nb->status_setup, NAOBODY_REQ_STATUS, NAOBODY_STATUS_LEN);
+	usb_fill_control_urb(nb->status_urb, udev, usb_rcvctrlpipe(udev, 0),
+			     (u8 *)nb->status_setup, nb->status_buf,
+			     NAOBODY_STATUS_LEN, status_complete, nb);
+
+	init_usb_anchor(&nb->anchor);
+	naobody_hrtimer_setup(&nb->timer, cycle_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS);
+	naobody_hrtimer_setup(&nb->step_timer, step_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL);
+	set_bit(NAOBODY_HALTED, &nb->flags);
+	return 0;
+}
+
+void naobody_cycle_free(struct naobody_dev *nb)
+{
+	usb_free_urb(nb->out_urb);
+	usb_free_urb(nb->ack_urb);
+	usb_free_urb(nb->in_urb);
+	usb_free_urb(nb->status_urb);
+	kfree(nb->out_buf);
+	kfree(nb->in_buf);
+	kfree(nb->ack_buf);
+	kfree(nb->status_buf);
+	kfree(nb->ack_setup);
+	kfree(nb->status_setup);
+}

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /dev/naobody: the file interface of uapi/linux/naobody.h.
+ *
+ * One character device region serves every chest board; open() finds the
+ * device by minor in an IDR and takes a reference, so a file keeps its
+ * naobody_dev (and the ring its mapping shows) alive after disconnect.
+ * Every call then fails with ENODEV, and poll() reports a hang-up.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cdev.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "naobody.h"
+#include "compat.h"
+
+/* Per open file. */
+struct naobody_file {
+	struct naobody_dev *nb;
+	u64 seen;			/* ring head when this file last read() */
+};
+
+static dev_t naobody_devt;
+static struct cdev naobody_cdev;
+static struct class *naobody_class;
+static DEFINE_IDR(naobody_idr);
+static DEFINE_MUTEX(naobody_idr_lock);	/* the IDR, and lookups against removal */
+
+struct naobody_dev *naobody_dev_get_by_index(unsigned int index)
+{
+	struct naobody_dev *nb;
+
+	mutex_lock(&naobody_idr_lock);
+	nb = idr_find(&naobody_idr, index);
+	if (nb)
+		kref_get(&nb->kref);
+	mutex_unlock(&naobody_idr_lock);
+	return nb;
+}
+
+/* Take the controller role for f. Caller holds nb->lock. */
+static int claim_locked(struct naobody_dev *nb, struct naobody_file *f)
+{
+	lockdep_assert_held(&nb->lock);
+	if (nb->controller && nb->controller != f)
+		return -EBUSY;
+	nb->controller = f;
+	nb->ramping = false;
+	nb->last_command = ktime_get();
+	return 0;
+}
+
+static int naobody_claim(struct naobody_dev *nb, struct naobody_file *f)
+{
+	unsigned long irqflags;
+	int ret;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	ret = claim_locked(nb, f);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	return ret;
+}
+
+/* Give the role up; the body ramps down. Returns -EPERM if f didn't hold it. */
+static int naobody_release_role(struct naobody_dev *nb, struct naobody_file *f)
+{
+	unsigned long irqflags;
+	int ret = -EPERM;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	if (nb->controller == f) {
+		nb->controller = NULL;
+		naobody_safety_controller_lost(nb);
+		ret = 0;
+	}
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	return ret;
+}
+
+static int naobody_open(struct inode *inode, struct file *file)
+{
+	struct naobody_dev *nb;
+	struct naobody_file *f;
+	int ret;
+
+	nb = naobody_dev_get_by_index(iminor(inode));
+	if (!nb)
+		return -ENODEV;
+	if (naobody_gone(nb)) {
+		ret = -ENODEV;
+		goto err_put;
+	}
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	f->nb = nb;
+	/* O_EXCL with write access claims the controller role at open. */
+	if ((file->f_flags & O_EXCL) && (file->f_mode & FMODE_WRITE)) {
+		ret = naobody_claim(nb, f);
+		if (ret)
+			goto err_free;
+	}
+	file->private_data = f;
+	return stream_open(inode, file);
+
+err_free:
+	kfree(f);
+err_put:
+	naobody_dev_put(nb);
+	return ret;
+}
+
+static int naobody_release(struct inode *inode, struct file *file)
+{
+	struct naobody_file *f = file->private_data;
+
+	naobody_release_role(f->nb, f);
+	naobody_dev_put(f->nb);
+	kfree(f);
+	return 0;
+}
+
+/* read(): the newest record this file hasn't read yet; blocks until one. */
+static ssize_t naobody_read(struct file *file, char __user *buf, size_t count,
+			    loff_t *ppos)
+{
+	struct naobody_file *f = file->private_data;
+	struct naobody_dev *nb = f->nb;
+	struct naobody_record *rec;
+	unsigned long irqflags;
+	u64 head;
+	int ret;
+
+	if (count < sizeof(*rec))
+		return -EINVAL;
+	for (;;) {
+		if (naobody_gone(nb))
+			return -ENODEV;
+		if (naobody_ring_head(&nb->ring) != f->seen)
+			break;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(nb->wait,
+					       naobody_ring_head(&nb->ring) != f->seen ||
+					       naobody_gone(nb));
+		if (ret)
+			return ret;
+	}
+
+	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
+	if (!rec)
+		return -ENOMEM;
+	spin_lock_irqsave(&nb->lock, irqflags);
+	head = naobody_ring_latest(&nb->ring, rec);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+
+	ret = sizeof(*rec);
+	if (copy_to_user(buf, rec, sizeof(*rec)))
+		ret = -EFAULT;
+	else
+		f->seen = head;
+	kfree(rec);
+	return ret;
+}
+
+static int check_command(const struct naobody_command *cmd, size_t count)
+{
+	unsigned int i;
+
+	if (cmd->size != count)
+		return -EINVAL;
+	if (cmd->flags & ~NAOBODY_SET_ALL)
+		return -EOPNOTSUPP;
+	if (cmd->reserved)
+		return -EINVAL;
+	for (i = 0; i < NAOBODY_JOINTS; i++)
+		if (cmd->set.stiffness[i] > NAOBODY_STIFFNESS_MAX)
+			return -EINVAL;
+	if (cmd->set.sonar & ~(NAOBODY_SONAR_LEFT | NAOBODY_SONAR_RIGHT))
+		return -EINVAL;
+	return 0;
+}
+
+/* write(): one command from the controller, applied from the next cycle. */
+static ssize_t naobody_write(struct file *file, const char __user *buf,
+			     size_t count, loff_t *ppos)
+{
+	struct naobody_file *f = file->private_data;
+	struct naobody_dev *nb = f->nb;
+	struct naobody_command cmd;
+	const struct naobody_actuators *set = &cmd.set;
+	unsigned long irqflags;
+	int ret;
+
+	if (naobody_gone(nb))
+		return -ENODEV;
+	if (count != sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(&cmd, buf, sizeof(cmd)))
+		return -EFAULT;
+	ret = check_command(&cmd, count);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	if (nb->controller != f) {
+		spin_unlock_irqrestore(&nb->lock, irqflags);
+		return -EPERM;
+	}
+	nb->last_command = ktime_get();
+	nb->ramping = false;
+	/* While the death switch is latched, commands are accepted and
+	 * dropped: nothing of them applies after REARM either.
+	 */
+	if (!nb->stopped) {
+		if (cmd.flags & NAOBODY_SET_POSITION)
+			memcpy(nb->target.position, set->position, sizeof(set->position));
+		if (cmd.flags & NAOBODY_SET_STIFFNESS)
+			memcpy(nb->target.stiffness, set->stiffness, sizeof(set->stiffness));
+		if (cmd.flags & NAOBODY_SET_LEDS) {
+			memcpy(nb->target.chest_led, set->chest_led, sizeof(set->chest_led));
+			memcpy(nb->target.l_foot_led, set->l_foot_led, sizeof(set->l_foot_led));
+			memcpy(nb->target.r_foot_led, set->r_foot_led, sizeof(set->r_foot_led));
+		}
+		if (cmd.flags & NAOBODY_SET_SONAR)
+			nb->target.sonar = set->sonar;
+	}
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	return count;
+}
+
+static __poll_t naobody_poll(struct file *file, poll_table *wait)
+{
+	struct naobody_file *f = file->private_data;
+	struct naobody_dev *nb = f->nb;
+	__poll_t mask = 0;
+
+	poll_wait(file, &nb->wait, wait);
+	if (naobody_gone(nb))
+		return EPOLLHUP | EPOLLERR;
+	if (naobody_ring_head(&nb->ring) != f->seen)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (file->f_mode & FMODE_WRITE)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+static int naobody_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct naobody_file *f = file->private_data;
+
+	if (naobody_gone(f->nb))
+		return -ENODEV;
+	return naobody_ring_mmap(&f->nb->ring, vma);
+}
+
+static long ioctl_get_info(struct naobody_dev *nb, struct naobody_file *f,
+			   void __user *arg)
+{
+	struct naobody_info info = {
+		.abi_version = NAOBODY_ABI_VERSION,
+		.chest_version = nb->chest_version,
+		.period_ns = ktime_to_ns(nb->period),
+		.record_size = nb->ring.stride,
+		.record_count = nb->ring.mask + 1,
+		.ring_size = nb->ring.size,
+		.boards = NB_BOARDS,
+	};
+	unsigned long irqflags;
+
+	strscpy(info.driver_version, NAOBODY_VERSION, sizeof(info.driver_version));
+	spin_lock_irqsave(&nb->lock, irqflags);
+	if (nb->stopped) {
+		info.flags |= NAOBODY_INFO_STOPPED;
+		info.stop_reason = nb->stop_reason;
+	}
+	if (nb->controller)
+		info.flags |= NAOBODY_INFO_CONTROLLED;
+	if (nb->controller == f)
+		info.flags |= NAOBODY_INFO_CONTROLLER;
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	if (READ_ONCE(nb->prefs_valid))
+		info.flags |= NAOBODY_INFO_PREFS_VALID;
+	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long ioctl_stop(struct naobody_dev *nb, void __user *arg)
+{
+	struct naobody_stop stop;
+	unsigned long irqflags;
+
+	if (copy_from_user(&stop, arg, sizeof(stop)))
+		return -EFAULT;
+	if (stop.reserved || stop.reason >= __NAOBODY_STOP_MAX)
+		return -EINVAL;
+	spin_lock_irqsave(&nb->lock, irqflags);
+	naobody_safety_stop(nb, stop.reason);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	return 0;
+}
+
+static long ioctl_rearm(struct naobody_dev *nb)
+{
+	unsigned long irqflags;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	spin_lock_irqsave(&nb->lock, irqflags);
+	naobody_safety_rearm(nb);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	return 0;
+}
+
+static long ioctl_get_prefs(struct naobody_dev *nb, void __user *arg)
+{
+	struct naobody_prefs p;
+	long ret = 0;
+
+	if (copy_from_user(&p, arg, sizeof(p)))
+		return -EFAULT;
+	if (p.flags)
+		return -EINVAL;
+	mutex_lock(&nb->info_lock);
+	if (!nb->prefs_read)
+		ret = -ENODATA;
+	else if (p.size < NAOBODY_PREFS_SIZE)
+		ret = -ENOSPC;
+	else if (copy_to_user(u64_to_user_ptr(p.data), nb->prefs, NAOBODY_PREFS_SIZE))
+		ret = -EFAULT;
+	else if (nb->prefs_valid)
+		p.flags = NAOBODY_PREFS_VALID;
+	mutex_unlock(&nb->info_lock);
+	if (ret && ret != -ENOSPC)
+		return ret;
+	/* Also on ENOSPC: size tells the caller what is needed. */
+	p.size = NAOBODY_PREFS_SIZE;
+	if (copy_to_user(arg, &p, sizeof(p)))
+		return -EFAULT;
+	return ret;
+}
+
+static long ioctl_get_boards(struct naobody_dev *nb, void __user *arg)
+{
+	struct naobody_board *copy;
+	struct naobody_boards b;
+	unsigned int n;
+	int ret = 0;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	if (b.entry_size != sizeof(struct naobody_board))
+		return -EINVAL;
+	n = min_t(u32, b.count, NB_BOARDS);
+	copy = kmalloc_array(NB_BOARDS, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	mutex_lock(&nb->info_lock);
+	memcpy(copy, nb->boards, sizeof(nb->boards));
+	mutex_unlock(&nb->info_lock);
+	if (n && copy_to_user(u64_to_user_ptr(b.entries), copy, n * sizeof(*copy)))
+		ret = -EFAULT;
+	kfree(copy);
+	b.count = NB_BOARDS;
+	if (!ret && copy_to_user(arg, &b, sizeof(b)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long ioctl_get_chest_id(struct naobody_dev *nb, void __user *arg)
+{
+	struct naobody_chest_id id;
+
+	if (copy_from_user(&id, arg, sizeof(id)))
+		return -EFAULT;
+	if (id.reserved || id.slot >= NAOBODY_CHEST_ID_SLOTS)
+		return -EINVAL;
+	mutex_lock(&nb->info_lock);
+	if (!nb->chest_id_read[id.slot]) {
+		mutex_unlock(&nb->info_lock);
+		return -ENODATA;
+	}
+	memcpy(id.id, nb->chest_ids[id.slot], sizeof(id.id));
+	mutex_unlock(&nb->info_lock);
+	return copy_to_user(arg, &id, sizeof(id)) ? -EFAULT : 0;
+}
+
+static long ioctl_chest_mode(struct naobody_dev *nb, void __user *arg)
+{
+	struct naobody_chest_mode m;
+	struct naobody_request r;
+	long ret;
+
+	if (copy_from_user(&m, arg, sizeof(m)))
+		return -EFAULT;
+	if (m.reserved || m.result)
+		return -EINVAL;
+	if (m.op >= __NAOBODY_CHEST_MODE_MAX)
+		return -EOPNOTSUPP;
+	if (m.op != NAOBODY_CHEST_QUERY_BOOTLOADER && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = naobody_request_simple(nb, NAOBODY_RQ_CHEST_MODE, 0, m.op, &r);
+	if (ret)
+		return ret;
+	m.result = r.value;
+	return copy_to_user(arg, &m, sizeof(m)) ? -EFAULT : 0;
+}
+
+static long ioctl_harakiri(struct naobody_dev *nb, void __user *arg)
+{
+	struct naobody_harakiri h;
+	struct naobody_request r;
+
+	if (copy_from_user(&h, arg, sizeof(h)))
+		return -EFAULT;
+	if (h.reserved)
+		return -EINVAL;
+	if (h.op != NAOBODY_HARAKIRI_POWER_OFF && h.op != NAOBODY_HARAKIRI_RESET)
+		return -EOPNOTSUPP;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return naobody_request_simple(nb, NAOBODY_RQ_HARAKIRI, 0, h.op, &r);
+}
+
+static long naobody_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct naobody_file *f = file->private_data;
+	struct naobody_dev *nb = f->nb;
+	void __user *argp = (void __user *)arg;
+
+	if (naobody_gone(nb))
+		return -ENODEV;
+
+	switch (cmd) {
+	case NAOBODY_IOC_GET_INFO:
+		return ioctl_get_info(nb, f, argp);
+	case NAOBODY_IOC_CLAIM:
+		if (!(file->f_mode & FMODE_WRITE))
+			return -EBADF;
+		return naobody_claim(nb, f);
+	case NAOBODY_IOC_RELEASE:
+		return naobody_release_role(nb, f);
+	case NAOBODY_IOC_STOP:
+		return ioctl_stop(nb, argp);
+	case NAOBODY_IOC_REARM:
+		return ioctl_rearm(nb);
+	case NAOBODY_IOC_GET_PREFS:
+		return ioctl_get_prefs(nb, argp);
+	case NAOBODY_IOC_GET_BOARDS:
+		return ioctl_get_boards(nb, argp);
+	case NAOBODY_IOC_GET_CHEST_ID:
+		return ioctl_get_chest_id(nb, argp);
+	case NAOBODY_IOC_CHEST_MODE:
+		return ioctl_chest_mode(nb, argp);
+	case NAOBODY_IOC_HARAKIRI:
+		return ioctl_harakiri(nb, argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations naobody_fops = {
+	.owner = THIS_MODULE,
+	.open = naobody_open,
+	.release = naobody_release,
+	.read = naobody_read,
+	.write = naobody_write,
+	.poll = naobody_poll,
+	.mmap = naobody_mmap,
+	.unlocked_ioctl = naobody_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+/* Give nb an index and its /dev node: "naobody" for the first, then naobodyN. */
+int naobody_chrdev_add(struct naobody_dev *nb)
+{
+	struct device *dev;
+	int index;
+
+	mutex_lock(&naobody_idr_lock);
+	index = idr_alloc(&naobody_idr, nb, 0, NAOBODY_MAX_DEVICES, GFP_KERNEL);
+	mutex_unlock(&naobody_idr_lock);
+	if (index < 0)
+		return index == -ENOSPC ? -EBUSY : index;
+	nb->index = index;
+
+	dev = device_create_with_groups(naobody_class, &nb->intf->dev,
+					MKDEV(MAJOR(naobody_devt), index), nb,
+					naobody_groups,
+					index ? "naobody%d" : "naobody", index);
+	if (IS_ERR(dev)) {
+		mutex_lock(&naobody_idr_lock);
+		idr_remove(&naobody_idr, index);
+		mutex_unlock(&naobody_idr_lock);
+		return PTR_ERR(dev);
+	}
+	nb->dev = dev;
+	return 0;
+}
+
+/* New opens fail from here on; open files keep their reference. */
+void naobody_chrdev_remove(struct naobody_dev *nb)
+{
+	mutex_lock(&naobody_idr_lock);
+	idr_remove(&naobody_idr, nb->index);
+	mutex_unlock(&naobody_idr_lock);
+	device_destroy(naobody_class, MKDEV(MAJOR(naobody_devt), nb->index));
+	nb->dev = NULL;
+}
+
+int naobody_chrdev_init(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&naobody_devt, 0, NAOBODY_MAX_DEVICES, "naobody");
+	if (ret)
+		return ret;
+	cdev_init(&naobody_cdev, &naobody_fops);
+	naobody_cdev.owner = THIS_MODULE;
+	ret = cdev_add(&naobody_cdev, naobody_devt, NAOBODY_MAX_DEVICES);
+	if (ret)
+		goto err_region;
+	naobody_class = naobody_class_create("naobody");
+	if (IS_ERR(naobody_class)) {
+		ret = PTR_ERR(naobody_class);
+		goto err_cdev;
+	}
+	return 0;
+
+err_cdev:
+	cdev_del(&naobody_cdev);
+err_region:
+	unregister_chrdev_region(naobody_devt, NAOBODY_MAX_DEVICES);
+	return ret;
+}
+
+void naobody_chrdev_exit(void)
+{
+	class_destroy(naobody_class);
+	cdev_del(&naobody_cdev);
+	unregister_chrdev_region(naobody_devt, NAOBODY_MAX_DEVICES);
+	idr_destroy(&naobody_idr);
+}

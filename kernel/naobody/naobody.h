@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * naobody.ko internals: the per-device state and each file's API.
+ *
+ *   main.c     module parameters, USB probe/disconnect, power management
+ *   startup.c  the spec's start-up: preferences, id strings, board handshake
+ *   cycle.c    the hrtimer-driven exchange: OUT frame, 0x14, IN frame, 0x15
+ *   body.c     what goes into each OUT frame and what comes out of each
+ *              answer: the codec's calls, the safety policy, requests
+ *   ring.c     the mmap'd state ring (the writer side of the uapi protocol)
+ *   fops.c     /dev/naobody: open, read, write, poll, mmap, ioctl
+ *   sysfs.c    counters and state under /sys/class/naobody/<dev>/
+ *   genl.c     generic netlink events
+ */
+#ifndef NAOBODY_H
+#define NAOBODY_H
+
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/kfifo.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/usb.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <linux/naobody.h>
+
+#include "codec/nb_codec.h"
+
+#define NAOBODY_MAX_DEVICES	8
+
+/* Module parameters (main.c) */
+extern unsigned int naobody_period_us;
+extern unsigned int naobody_ring_records;
+extern unsigned int naobody_controller_timeout_ms;
+extern unsigned int naobody_ramp_ms;
+
+/* --- ring.c --------------------------------------------------------- */
+
+struct naobody_ring {
+	void *mem;			/* header page, then the records */
+	struct naobody_ring_header *hdr;
+	size_t size;			/* bytes, whole pages */
+	u32 mask;			/* record_count - 1 */
+	u32 stride;			/* record_size */
+	u64 next;			/* the next record's number */
+};
+
+int naobody_ring_init(struct naobody_ring *ring, unsigned int count, u32 period_ns);
+void naobody_ring_free(struct naobody_ring *ring);
+struct naobody_record *naobody_ring_begin(struct naobody_ring *ring);
+void naobody_ring_commit(struct naobody_ring *ring);
+u64 naobody_ring_latest(struct naobody_ring *ring, struct naobody_record *out);
+u64 naobody_ring_head(struct naobody_ring *ring);
+void naobody_ring_set_flags(struct naobody_ring *ring, u32 flags);
+int naobody_ring_mmap(struct naobody_ring *ring, struct vm_area_struct *vma);
+
+/* --- the device ------------------------------------------------------ */
+
+/* naobody_dev.flags (atomic bit numbers) */
+enum {
+	NAOBODY_GONE,		/* disconnected: no more I/O, files get ENODEV */
+	NAOBODY_HALTED,		/* the cycle must not submit: stopping, suspended */
+	NAOBODY_RECOVERING,	/* recovery work owns the endpoints */
+};
+
+/* Where the cycle's URB chain is. */
+enum naobody_step {
+	NAOBODY_STEP_IDLE,
+	NAOBODY_STEP_OUT,	/* bulk OUT frame in flight */
+	NAOBODY_STEP_ACK,	/* vendor IN 0x14 in flight */
+	NAOBODY_STEP_IN,	/* bulk IN answer in flight */
+	NAOBODY_STEP_STATUS,	/* vendor IN 0x15 in flight */
+};
+
+struct naobody_stats {
+	u64 cycles;		/* cycles started */
+	u64 answers;		/* valid answers decoded */
+	u64 overruns;		/* timer fired with a cycle still in flight */
+	u64 crc_errors;
+	u64 bad_tables;
+	u64 bad_messages;
+	u64 timeouts;
+	u64 stalls;
+	u64 ack_mismatches;
+	u64 io_errors;
+	u64 skipped;		/* ticks skipped while backing off or recovering */
+	u64 events_dropped;
+};
+
+/* naobody_request.type: what the request asks for */
+enum naobody_req_type {
+	NAOBODY_RQ_PREF,		/* a preference piece (param) */
+	NAOBODY_RQ_ID,			/* an id string (param: slot) */
+	NAOBODY_RQ_CHEST_MODE,		/* param: enum naobody_chest_mode_op */
+	NAOBODY_RQ_HARAKIRI,		/* param: NAOBODY_HARAKIRI_*; no answer */
+	NAOBODY_RQ_HANDSHAKE,		/* board's 00 20 */
+	NAOBODY_RQ_START,		/* board's 01 07 or 01 08; no answer */
+};
+
+/*
+ * A request that rides in the OUT frames (preference pieces, id strings,
+ * handshakes, chest board requests) and whose answer, if it has one, comes
+ * back in an IN frame. A process-context caller queues it with
+ * naobody_request_run() and sleeps; the cycle puts it in a frame, matches
+ * its answer, resends it when the answer doesn't come, and completes it.
+ * See body.c.
+ */
+struct naobody_request {
+	struct list_head node;
+	u8 type;			/* enum naobody_req_type */
+	u8 board;			/* HANDSHAKE, START: board index */
+	u16 param;
+	u8 sends_left;			/* frames it may still go out in */
+	u8 waited;			/* cycles waited for the current answer */
+	bool in_frame;			/* went out; waiting for its answer */
+	u8 value;			/* answer: chest mode result */
+	u8 answer_len;
+	u8 answer[NB_HANDSHAKE_LEN];	/* answer: piece, id string, handshake */
+	int status;			/* 0, -ETIMEDOUT, -EIO, -ENODEV */
+	struct completion done;
+};
+
+struct naobody_event_item {
+	u32 event;			/* enum naobody_event */
+	u32 a, b;			/* event-specific: touch/changed, reason, board */
+	u64 cycle;
+};
+
+struct naobody_dev {
+	struct kref kref;
+	struct usb_device *udev;
+	struct usb_interface *intf;
+	struct device *dev;		/* the class device, /dev/naobody[N] */
+	unsigned int index;		/* N; 0 is /dev/naobody */
+	unsigned long flags;		/* NAOBODY_GONE ... */
+
+	unsigned int out_pipe, in_pipe;
+
+	/* Serialises process-context users of the hardware (recovery, chest
+	 * board requests) against disconnect, suspend and reset.
+	 */
+	struct mutex io_mutex;
+	/* What start-up learned (prefs, ids, boards), for the ioctls. */
+	struct mutex info_lock;
+
+	/* Everything the cycle touches, from timer and URB completions. */
+	spinlock_t lock;
+	struct hrtimer timer;		/* the cycle period */
+	struct hrtimer step_timer;	/* the 20 ms step timeout */
+	ktime_t period;
+	struct usb_anchor anchor;
+	struct urb *out_urb, *ack_urb, *in_urb, *status_urb;
+	u8 *out_buf, *in_buf, *ack_buf, *status_buf;
+	struct usb_ctrlrequest *ack_setup, *status_setup;
+	enum naobody_step step;
+	bool step_timed_out;
+	u32 out_len;
+	u32 out_crc;
+	bool out_ok;			/* this cycle's OUT frame went out */
+	u64 cycle;			/* ticks since the cycle started */
+	u64 chain_cycle;		/* the tick the chain in flight started in */
+	ktime_t out_submit;
+	u32 errors;			/* NAOBODY_ERR_* of the cycle in flight */
+	unsigned int fails;		/* consecutive cycles without an answer */
+	unsigned int backoff;		/* ticks to skip before the next try */
+	int stalled_pipe;		/* for the recovery work */
+	struct naobody_stats stats;
+	u16 chest_status;		/* the last 0x15 answer */
+
+	/* The body: decoded state and what is sent. */
+	struct naobody_sensors sensors;
+	struct naobody_actuators target;	/* the controller's */
+	struct naobody_actuators sent;		/* in the last OUT frame */
+	u64 boards_accepted;			/* get targets every cycle */
+	u64 boards_up;				/* answered this cycle */
+	u64 boards_alive;			/* answered lately (events) */
+	u8 board_misses[NB_BOARDS];
+	u32 last_touch;
+
+	/* Safety: the death switch and the controller. */
+	bool stopped;
+	u32 stop_reason;
+	const void *controller;		/* the controlling file, or NULL */
+	ktime_t last_command;
+	bool ramping;
+	ktime_t ramp_start;
+	u16 ramp_from[NAOBODY_JOINTS];
+
+	/* Requests riding in the frames, oldest first. */
+	struct list_head requests;
+
+	/* What start-up learned; under info_lock. */
+	u32 chest_version;
+	bool prefs_read, prefs_valid;
+	u8 *prefs;			/* NAOBODY_PREFS_SIZE bytes */
+	struct naobody_board boards[NB_BOARDS];
+	u8 chest_ids[NAOBODY_CHEST_ID_SLOTS][24];
+	bool chest_id_read[NAOBODY_CHEST_ID_SLOTS];
+
+	struct naobody_ring ring;
+	wait_queue_head_t wait;		/* readers, woken per record */
+
+	struct work_struct startup_work;
+	struct work_struct recovery_work;
+	struct work_struct event_work;
+	DECLARE_KFIFO(events, struct naobody_event_item, 64);
+};
+
+void naobody_dev_put(struct naobody_dev *nb);
+bool naobody_version_accepted(unsigned int version);
+struct naobody_dev *naobody_dev_get_by_index(unsigned int index);
+
+static inline bool naobody_gone(struct naobody_dev *nb)
+{
+	return test_bit(NAOBODY_GONE, &nb->flags);
+}
+
+/* --- cycle.c --------------------------------------------------------- */
+int naobody_cycle_init(struct naobody_dev *nb);
+void naobody_cycle_free(struct naobody_dev *nb);
+void naobody_cycle_start(struct naobody_dev *nb);
+void naobody_cycle_stop(struct naobody_dev *nb);
+void naobody_recovery_work(struct work_struct *work);
+
+/* --- body.c ---------------------------------------------------------- */
+void naobody_boards_init(struct naobody_dev *nb);
+int naobody_body_build_frame(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc);
+void naobody_body_take_answer(struct naobody_dev *nb, const u8 *buf, u32 len);
+void naobody_body_no_answer(struct naobody_dev *nb);
+void naobody_body_publish(struct naobody_dev *nb, ktime_t now);
+int naobody_request_queue(struct naobody_dev *nb, struct naobody_request *r);
+int naobody_request_wait(struct naobody_dev *nb, struct naobody_request *r);
+int naobody_request_run(struct naobody_dev *nb, struct naobody_request *r);
+int naobody_request_simple(struct naobody_dev *nb, u8 type, u8 board, u16 param,
+			   struct naobody_request *out);
+void naobody_requests_fail_all(struct naobody_dev *nb, int status);
+void naobody_safety_stop(struct naobody_dev *nb, u32 reason);
+void naobody_safety_rearm(struct naobody_dev *nb);
+void naobody_safety_controller_lost(struct naobody_dev *nb);
+void naobody_queue_event(struct naobody_dev *nb, u32 event, u32 a, u32 b);
+
+/* --- startup.c ------------------------------------------------------- */
+int naobody_startup_probe(struct naobody_dev *nb);
+void naobody_startup_work(struct work_struct *work);
+
+/* --- fops.c, sysfs.c, genl.c ------------------------------------------ */
+int naobody_chrdev_init(void);
+void naobody_chrdev_exit(void);
+int naobody_chrdev_add(struct naobody_dev *nb);
+void naobody_chrdev_remove(struct naobody_dev *nb);
+extern const struct attribute_group *naobody_groups[];
+int naobody_genl_init(void);
+void naobody_genl_exit(void);
+void naobody_event_work(struct work_struct *work);
+
+#endif /* NAOBODY_H */

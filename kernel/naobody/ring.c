@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The state ring: one writer (the cycle, under naobody_dev.lock), any number
+ * of readers through a read-only mapping. The protocol is described for
+ * userspace at the top of uapi/linux/naobody.h; this file is its writer.
+ *
+ * The memory comes from vmalloc_user() (zeroed, VM_USERMAP) and lives as
+ * long as the naobody_dev: open files hold a reference to it, and a mapping
+ * holds its file, so the ring is freed only after the last munmap.
+ */
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include "naobody.h"
+#include "compat.h"
+
+static struct naobody_record *ring_slot(struct naobody_ring *ring, u64 n)
+{
+	return ring->mem + ring->hdr->records_offset + (n & ring->mask) * ring->stride;
+}
+
+int naobody_ring_init(struct naobody_ring *ring, unsigned int count, u32 period_ns)
+{
+	struct naobody_ring_header *hdr;
+	size_t stride = round_up(sizeof(struct naobody_record), 64);
+
+	if (!is_power_of_2(count))
+		return -EINVAL;
+	ring->size = PAGE_ALIGN(PAGE_SIZE + (size_t)count * stride);
+	ring->mem = vmalloc_user(ring->size);
+	if (!ring->mem)
+		return -ENOMEM;
+	ring->mask = count - 1;
+	ring->stride = stride;
+	ring->next = 0;
+
+	hdr = ring->mem;
+	hdr->magic = NAOBODY_RING_MAGIC;
+	hdr->abi_version = NAOBODY_ABI_VERSION;
+	hdr->header_size = sizeof(*hdr);
+	hdr->record_size = stride;
+	hdr->record_count = count;
+	hdr->records_offset = PAGE_SIZE;
+	hdr->period_ns = period_ns;
+	ring->hdr = hdr;
+	return 0;
+}
+
+void naobody_ring_free(struct naobody_ring *ring)
+{
+	vfree(ring->mem);
+	ring->mem = NULL;
+	ring->hdr = NULL;
+}
+
+/*
+ * Writing a record takes two calls: naobody_ring_begin() returns the next
+ * slot, marked as being written, for the caller to fill in place;
+ * naobody_ring_commit() marks it complete and publishes it. The caller
+ * holds dev->lock across both, which makes it the only writer.
+ */
+struct naobody_record *naobody_ring_begin(struct naobody_ring *ring)
+{
+	u64 n = ring->next;
+	struct naobody_record *slot = ring_slot(ring, n);
+
+	WRITE_ONCE(slot->seq, 2 * n + 1);
+	/* The odd seq is visible before any payload byte changes: a reader
+	 * that saw the old even seq re-reads it after its copy and notices.
+	 * Pairs with the reader's acquire fence before that re-read.
+	 */
+	smp_wmb();
+	return slot;
+}
+
+void naobody_ring_commit(struct naobody_ring *ring)
+{
+	u64 n = ring->next;
+	struct naobody_record *slot = ring_slot(ring, n);
+
+	/* The payload is complete before seq says so. Pairs with the
+	 * reader's acquire load of seq before it copies.
+	 */
+	smp_wmb();
+	WRITE_ONCE(slot->seq, 2 * n + 2);
+	ring->next = n + 1;
+	/* Readers that load head with acquire see record n complete. */
+	smp_store_release(&ring->hdr->head, n + 1);
+}
+
+/*
+ * Copy the newest record for read(). The caller holds dev->lock, so the
+ * writer is not running and no sequence check is needed. Returns the number
+ * of records published so far (0: none yet, out untouched).
+ */
+u64 naobody_ring_latest(struct naobody_ring *ring, struct naobody_record *out)
+{
+	if (!ring->next)
+		return 0;
+	memcpy(out, ring_slot(ring, ring->next - 1), sizeof(*out));
+	return ring->next;
+}
+
+/* Records published so far; for poll() and read(), outside the lock. */
+u64 naobody_ring_head(struct naobody_ring *ring)
+{
+	/* Pairs with smp_store_release() in naobody_ring_commit(). */
+	return smp_load_acquire(&ring->hdr->head);
+}
+
+void naobody_ring_set_flags(struct naobody_ring *ring, u32 flags)
+{
+	WRITE_ONCE(ring->hdr->flags, ring->hdr->flags | flags);
+}
+
+/* Read-only, whole pages from offset 0; never writable, never growable. */
+int naobody_ring_mmap(struct naobody_ring *ring, struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > ring->size)
+		return -EINVAL;
+	naobody_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	return remap_vmalloc_range(vma, ring->mem, 0);
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The chest board's start-up, as the spec gives it:
+ *
+ *   1. configuration 1           (the USB core has set it before probe)
+ *   2. vendor OUT 0x13           probe, synchronously
+ *   3. interface 0 claimed       binding does it
+ *   4. vendor IN 0x02, 4 bytes   probe: the chest board's version
+ *   5. the preference block      the start-up work, through the cycle
+ *   6. the id strings            the start-up work
+ *   7. the motor board handshake the start-up work
+ *
+ * Probe starts the cycle right after step 4, so the body's sensors flow at
+ * once; the work then reads what rides in the frames and hands the accepted
+ * boards their targets.
+ */
+#include <linux/slab.h>
+#include <linux/usb.h>
+
+#include "naobody.h"
+
+#define NAOBODY_REQ_START_PROTOCOL	0x13
+#define NAOBODY_REQ_VERSION		0x02
+#define NAOBODY_CTRL_TIMEOUT_MS		1000
+#define NAOBODY_HANDSHAKE_TRIES		3
+/* Requests per preference piece or id string before start-up gives up on it. */
+#define NAOBODY_PIECE_TRIES		3
+
+int naobody_startup_probe(struct naobody_dev *nb)
+{
+	struct usb_device *udev = nb->udev;
+	struct device *dev = &nb->intf->dev;
+	u8 *version;
+	int ret;
+
+	if (!udev->actconfig || udev->actconfig->desc.bConfigurationValue != 1) {
+		dev_err(dev, "configuration 1 is not active\n");
+		return -ENODEV;
+	}
+
+	ret = usb_control_msg(udev, usb_sndctrlpipe(udev, 0), NAOBODY_REQ_START_PROTOCOL,
+			      USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_DEVICE,
+			      0, 0, NULL, 0, NAOBODY_CTRL_TIMEOUT_MS);
+	if (ret < 0) {
+		dev_err(dev, "vendor request 0x13 (start) failed: %pe\n", ERR_PTR(ret));
+		return ret;
+	}
+
+	version = kmalloc(4, GFP_KERNEL);
+	if (!version)
+		return -ENOMEM;
+	ret = usb_control_msg(udev, usb_rcvctrlpipe(udev, 0), NAOBODY_REQ_VERSION,
+			      USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE,
+			      0, 0, version, 4, NAOBODY_CTRL_TIMEOUT_MS);
+	if (ret == 4) {
+		nb->chest_version = get_unaligned_be32(version);
+		ret = 0;
+	} else {
+		dev_err(dev, "vendor request 0x02 (version) failed: %pe\n",
+			ERR_PTR(ret < 0 ? ret : -EPROTO));
+		ret = ret < 0 ? ret : -EPROTO;
+	}
+	kfree(version);
+	return ret;
+}
+
+static bool startup_cancelled(struct naobody_dev *nb)
+{
+	return naobody_gone(nb) || test_bit(NAOBODY_HALTED, &nb->flags);
+}
+
+/* Read every piece of the preference block and check its CRC. */
+static void read_prefs(struct naobody_dev *nb, struct naobody_request *r)
+{
+	struct nb_prefs_asm *pa;
+	unsigned int piece, try;
+	int ret = 0;
+
+	pa = kmalloc(sizeof(*pa), GFP_KERNEL);
+	if (!pa)
+		return;
+	nb_prefs_asm_init(pa);
+	for (piece = 0; piece < NB_PREFS_PIECES && !startup_cancelled(nb); piece++) {
+		/* A rough patch of lost answers is no reason to give up. */
+		for (try = 0; try < NAOBODY_PIECE_TRIES; try++) {
+			ret = naobody_request_simple(nb, NAOBODY_RQ_PREF, 0, piece, r);
+			if (ret != -ETIMEDOUT)
+				break;
+		}
+		if (!ret)
+			ret = nb_prefs_asm_put(pa, piece, r->answer, r->answer_len);
+		if (ret)
+			break;
+	}
+	if (piece == NB_PREFS_PIECES) {
+		ret = nb_prefs_asm_check(pa);
+		mutex_lock(&nb->info_lock);
+		memcpy(nb->prefs, pa->block, NAOBODY_PREFS_SIZE);
+		nb->prefs_read = true;
+		nb->prefs_valid = !ret;
+		mutex_unlock(&nb->info_lock);
+		if (ret)
+			dev_warn(&nb->intf->dev, "the preference block fails its CRC check\n");
+	} else if (!startup_cancelled(nb)) {
+		dev_warn(&nb->intf->dev, "preference piece %u: %pe; no calibration\n",
+			 piece, ERR_PTR(ret));
+	}
+	kfree(pa);
+}
+
+static void read_ids(struct naobody_dev *nb, struct naobody_request *r)
+{
+	unsigned int slot, try;
+	int ret;
+
+	for (slot = 0; slot < NAOBODY_CHEST_ID_SLOTS && !startup_cancelled(nb); slot++) {
+		for (try = 0; try < NAOBODY_PIECE_TRIES; try++) {
+			ret = naobody_request_simple(nb, NAOBODY_RQ_ID, 0, slot, r);
+			if (ret != -ETIMEDOUT)
+				break;
+		}
+		if (ret)
+			continue;
+		mutex_lock(&nb->info_lock);
+		memset(nb->chest_ids[slot], 0, sizeof(nb->chest_ids[slot]));
+		memcpy(nb->chest_ids[slot], r->answer,
+		       min_t(size_t, r->answer_len, NAOBODY_CHEST_ID_LEN));
+		nb->chest_id_read[slot] = true;
+		mutex_unlock(&nb->info_lock);
+	}
+}
+
+/*
+ * The motor board handshake, every board at once: ask (00 20), check the
+ * configuration version against accepted_versions, ask a rejected or silent
+ * board again, three times in all, and start the accepted ones.
+ */
+static void handshake(struct naobody_dev *nb)
+{
+	struct naobody_request *rq;
+	unsigned long irqflags;
+	unsigned int i, try;
+	u64 open = GENMASK_ULL(NB_BOARDS - 1, 0), accepted = 0;
+
+	rq = kcalloc(NB_BOARDS, sizeof(*rq), GFP_KERNEL);
+	if (!rq)
+		return;
+	for (try = 1; try <= NAOBODY_HANDSHAKE_TRIES && open && !startup_cancelled(nb); try++) {
+		/* Queue every open board's request, so they share frames... */
+		for (i = 0; i < NB_BOARDS; i++) {
+			if (!(open & BIT_ULL(i)))
+				continue;
+			memset(&rq[i], 0, sizeof(rq[i]));
+			rq[i].type = NAOBODY_RQ_HANDSHAKE;
+			rq[i].board = i;
+			naobody_request_queue(nb, &rq[i]);
+		}
+		/* ...then collect the answers. */
+		for (i = 0; i < NB_BOARDS; i++) {
+			struct naobody_board b;
+			int ret;
+
+			if (!(open & BIT_ULL(i)))
+				continue;
+			ret = naobody_request_wait(nb, &rq[i]);
+			mutex_lock(&nb->info_lock);
+			nb->boards[i].tries = try;
+			if (!ret && !nb_handshake_parse(rq[i].answer, rq[i].answer_len, &b)) {
+				nb->boards[i].config_version = b.config_version;
+				nb->boards[i].hw_revision = b.hw_revision;
+				nb->boards[i].board_type = b.board_type;
+				nb->boards[i].serial = b.serial;
+				memcpy(nb->boards[i].status, b.status, sizeof(b.status));
+				memcpy(nb->boards[i].config, b.config, sizeof(b.config));
+				if (naobody_version_accepted(b.config_version)) {
+					accepted |= BIT_ULL(i);
+					open &= ~BIT_ULL(i);
+				} else {
+					nb->boards[i].state = NAOBODY_BOARD_REJECTED;
+				}
+			} else if (try == NAOBODY_HANDSHAKE_TRIES &&
+				   nb->boards[i].state != NAOBODY_BOARD_REJECTED) {
+				nb->boards[i].state = NAOBODY_BOARD_SILENT;
+			}
+			mutex_unlock(&nb->info_lock);
+		}
+	}
+
+	/* Start the accepted boards; from then on they get their targets. */
+	for (i = 0; i < NB_BOARDS && !startup_cancelled(nb); i++) {
+		if (!(accepted & BIT_ULL(i)))
+			continue;
+		if (naobody_request_simple(nb, NAOBODY_RQ_START, i, 0, &rq[i]))
+			continue;
+		mutex_lock(&nb->info_lock);
+		nb->boards[i].state = NAOBODY_BOARD_ACCEPTED;
+		mutex_unlock(&nb->info_lock);
+		spin_lock_irqsave(&nb->lock, irqflags);
+		nb->boards_accepted |= BIT_ULL(i);
+		spin_unlock_irqrestore(&nb->lock, irqflags);
+	}
+	kfree(rq);
+}
+
+void naobody_startup_work(struct work_struct *work)
+{
+	struct naobody_dev *nb = container_of(work, struct naobody_dev, startup_work);
+	struct naobody_request *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return;
+	read_prefs(nb, r);
+	read_ids(nb, r);
+	kfree(r);
+	handshake(nb);
+}

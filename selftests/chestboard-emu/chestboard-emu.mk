@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The chest board emulator, tested without naobody.ko: a usbfs host in the
+# VM (host.c) does what the driver does and checks what the emulator does.
+# The suite is chestboard_emu: the VM scripts keep suite names in shell
+# variable names, which can't hold a dash.
+VM_SUITES += chestboard_emu
+chestboard_emu_VM_PROGS := emu_exchange_test emu_misbehave_test
+chestboard_emu_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+chestboard_emu_VM_TIMEOUT := 600
+
+EMU_TEST_LIBS := nbemuctl nbgadget nbcodec naobody
+EMU_TEST_HOST := $(srctree)/selftests/chestboard-emu/host.c
+
+emu_exchange_test_SRCS := $(srctree)/selftests/chestboard-emu/exchange_test.c \
+	$(EMU_TEST_HOST)
+emu_exchange_test_LIBS := $(EMU_TEST_LIBS)
+emu_exchange_test_LDLIBS := -lz
+
+emu_misbehave_test_SRCS := $(srctree)/selftests/chestboard-emu/misbehave_test.c \
+	$(EMU_TEST_HOST)
+emu_misbehave_test_LIBS := $(EMU_TEST_LIBS)
+emu_misbehave_test_LDLIBS := -lz
+
+# make bench: cycle time of the emulator against the usbfs host (figures).
+VM_BENCH_SUITES += chestboard_emu_bench
+chestboard_emu_bench_VM_PROGS := emu_bench
+chestboard_emu_bench_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+chestboard_emu_bench_VM_TIMEOUT := 600
+emu_bench_SRCS := $(srctree)/selftests/chestboard-emu/bench.c $(EMU_TEST_HOST)
+emu_bench_LIBS := $(EMU_TEST_LIBS)
+emu_bench_LDLIBS := -lz

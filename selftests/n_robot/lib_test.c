@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libcm5 and libparol6 without a device: register tables, units, frames.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include <cm5/cm5.h>
+#include <parol6/parol6.h>
+
+#define EXPECT_NEAR(want, got, tol) EXPECT_TRUE(fabs((double)(want) - (got)) <= (tol))
+
+/* The library's tables and the discipline's read-only masks agree. */
+TEST(cm5_tables_match_the_kernel_read_only_masks)
+{
+	int models[2] = { N_ROBOT_CM5_MODEL_AX12, N_ROBOT_CM5_MODEL_AXS1 };
+	const struct cm5_reg *r;
+	size_t n, i, b;
+	int m;
+
+	for (m = 0; m < 2; m++) {
+		r = cm5_regs(models[m], &n);
+		EXPECT_EQ(35, n);
+		for (i = 0; i < n; i++) {
+			if (i)
+				EXPECT_GT(r[i].addr, r[i - 1].addr);
+			for (b = 0; b < r[i].size; b++)
+				EXPECT_EQ(!!(r[i].flags & CM5_REG_RO),
+					  cm5_read_only(models[m], r[i].addr + b))
+					TH_LOG("%s %s", cm5_model_name(models[m]),
+					       r[i].name);
+		}
+	}
+}
+
+TEST(cm5_units)
+{
+	const struct cm5_reg *goal = cm5_reg_find(N_ROBOT_CM5_MODEL_AX12,
+						  "goal_position");
+	const struct cm5_reg *speed = cm5_reg_find(N_ROBOT_CM5_MODEL_AX12,
+						   "moving_speed");
+	const struct cm5_reg *baud = cm5_reg_find(N_ROBOT_CM5_MODEL_AX12,
+						  "baud_rate");
+	const struct cm5_reg *pos = cm5_reg_find(N_ROBOT_CM5_MODEL_AX12,
+						 "present_position");
+	uint8_t b[2];
+	int32_t raw;
+	char buf[128];
+
+	ASSERT_NE(NULL, goal);
+	EXPECT_EQ(0, cm5_from_natural(goal, 100.0, &raw));
+	EXPECT_EQ(341, raw);
+	EXPECT_NEAR(300.0, cm5_to_natural(goal, 1023), 1e-9);
+	EXPECT_EQ(-ERANGE, cm5_from_natural(goal, 301.0, &raw));
+	EXPECT_EQ(-ERANGE, cm5_from_natural(pos, 10.0, &raw));
+	/* sign-magnitude speeds */
+	cm5_reg_encode(speed, -100, b);
+	EXPECT_EQ(0x64, b[0]);
+	EXPECT_EQ(0x04, b[1]);
+	EXPECT_EQ(-100, cm5_reg_decode(speed, b));
+	EXPECT_EQ(1, cm5_reg_at(N_ROBOT_CM5_MODEL_AX12, 1) == NULL);
+	EXPECT_EQ(0, cm5_from_natural(baud, 1000.0, &raw));
+	EXPECT_EQ(1, raw);
+	EXPECT_NEAR(9.6, cm5_adc_to_volts(121), 0.05);
+	EXPECT_STREQ("ok", cm5_status_str(0, buf, sizeof(buf)));
+	cm5_status_str(0x0A | 2 << 8, buf, sizeof(buf));
+	EXPECT_STREQ("dynamixel-timeout,invalid-dynamixel-response (2 retries)",
+		     buf);
+}
+
+TEST(parol6_pack_is_a_valid_command_frame)
+{
+	struct parol6_cmd c;
+	uint8_t f[56];
+	int j;
+
+	memset(&c, 0, sizeof(c));
+	c.command = PAROL6_JOG;
+	for (j = 0; j < 6; j++) {
+		c.position[j] = -1 - j;
+		c.speed[j] = 1000 * j - 2500;
+	}
+	c.out1 = true;
+	c.grip_position = 200;
+	parol6_pack(&c, f);
+	EXPECT_EQ(0, parol6_tx_check(f, sizeof(f)));
+	EXPECT_EQ(0xFF, f[4]);
+	EXPECT_EQ(0xFF, f[6]);			/* -1: FF FF FF in a payload */
+	EXPECT_EQ(123, f[40]);
+	EXPECT_EQ(0x20, f[42]);
+	EXPECT_EQ(200, f[45]);
+	EXPECT_EQ(1, f[54]);
+	EXPECT_EQ(2, f[55]);
+}
+
+TEST(parol6_unpack_telemetry)
+{
+	struct parol6_telemetry t;
+	uint8_t f[60];
+
+	memset(f, 0, sizeof(f));
+	f[0] = f[1] = f[2] = 0xFF;
+	f[3] = 56;
+	f[4] = 0xFF; f[5] = 0xFF; f[6] = 0xFE;	/* J1 -2 */
+	f[22] = 0x00; f[23] = 0x01; f[24] = 0x00;	/* J1 speed 256 */
+	f[40] = 0x80 | 0x04 | 0x03;		/* J1 and J6 homed */
+	f[41] = 0x40 | 0x08 | 0x07;		/* in2, E-stop released */
+	f[44] = 0x1B; f[45] = 0x77;		/* 7031 ticks */
+	f[47] = 123;
+	f[55] = 0x80 | 0x20 | 0x01;		/* activated, object 1, calibrated */
+	f[58] = 1;
+	f[59] = 2;
+	ASSERT_EQ(0, parol6_unpack(f, 60, &t));
+	EXPECT_EQ(-2, t.position[0]);
+	EXPECT_EQ(256, t.speed[0]);
+	EXPECT_TRUE(t.homed[0]);
+	EXPECT_FALSE(t.homed[1]);
+	EXPECT_TRUE(t.homed[5]);
+	EXPECT_FALSE(t.in1);
+	EXPECT_TRUE(t.in2);
+	EXPECT_FALSE(t.estop_pressed);
+	EXPECT_NEAR(10000.0, t.timing_us, 1.0);
+	EXPECT_EQ(123, t.last_command);
+	EXPECT_TRUE(t.grip_activated);
+	EXPECT_EQ(1, t.grip_object);
+	EXPECT_TRUE(t.grip_calibrated);
+	f[41] = 0x07;				/* E-stop pressed */
+	ASSERT_EQ(0, parol6_unpack(f, 60, &t));
+	EXPECT_TRUE(t.estop_pressed);
+	f[59] = 3;
+	EXPECT_EQ(-EINVAL, parol6_unpack(f, 60, &t));
+}
+
+TEST(parol6_units_and_limits)
+{
+	int32_t s;
+
+	/* J1: 6.4 / 0.05625 = 113.78 microsteps per degree */
+	EXPECT_EQ(0, parol6_deg_to_steps(0, 90.0, &s));
+	EXPECT_EQ(10240, s);
+	EXPECT_NEAR(90.0, parol6_steps_to_deg(0, 10240), 1e-9);
+	EXPECT_NEAR(M_PI / 2, parol6_steps_to_rad(0, 10240), 1e-9);
+	EXPECT_EQ(0, parol6_rad_to_steps(5, M_PI, &s));
+	EXPECT_EQ(32000, s);
+	EXPECT_EQ(-ERANGE, parol6_deg_to_steps(0, 124.0, &s));
+	EXPECT_EQ(-ERANGE, parol6_deg_to_steps(1, 0.0, &s));
+	EXPECT_EQ(0, parol6_deg_to_steps(2, 180.0, &s));
+	EXPECT_EQ(57905, s);
+	EXPECT_EQ(-ERANGE, parol6_deg_to_steps(5, -1.0, &s));
+	EXPECT_EQ(-EINVAL, parol6_deg_to_steps(6, 0.0, &s));
+	EXPECT_EQ(-ERANGE, parol6_check_steps(3, 9000));
+	EXPECT_EQ(0, parol6_check_steps(3, -7500));
+	EXPECT_EQ(-ERANGE, parol6_speed_to_steps(0, 200.0, &s));
+	EXPECT_EQ(0, parol6_speed_to_steps(0, 10.0, &s));
+	EXPECT_EQ(1138, s);
+}
+
+TEST_HARNESS_MAIN

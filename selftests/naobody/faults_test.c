@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every way the emulated board can misbehave is counted in the driver's
+ * statistics and survived: once the board behaves again, answers flow. The
+ * console check fails the run if any of it makes the kernel warn.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "nbtest.h"
+
+FIXTURE(fault) {
+	struct nbt t;
+};
+
+FIXTURE_VARIANT(fault) {
+	unsigned int misbehaviour;
+	const char *counter;		/* the statistic that must grow */
+	const char *counter2;		/* or this one (NULL: only the first) */
+};
+
+#define FAULT(_name, _m, _c, _c2)		\
+	FIXTURE_VARIANT_ADD(fault, _name) {	\
+		.misbehaviour = _m,		\
+		.counter = _c,			\
+		.counter2 = _c2,		\
+	}
+
+FAULT(bad_crc, NB_EMU_MISB_BAD_CRC, "crc_errors", NULL);
+FAULT(bad_length_table, NB_EMU_MISB_BAD_TABLE, "bad_tables", NULL);
+FAULT(messages_256, NB_EMU_MISB_MSGS256, "bad_tables", NULL);
+/* The host's read fills at 512 bytes: a truncated frame, or babble. */
+FAULT(over_long_answer, NB_EMU_MISB_OVERLONG, "crc_errors", "io_errors");
+FAULT(short_answer, NB_EMU_MISB_SHORT, "crc_errors", "bad_tables");
+FAULT(no_zero_length_packet, NB_EMU_MISB_NO_ZLP, "timeouts", NULL);
+FAULT(stall_bulk_in, NB_EMU_MISB_STALL_IN, "stalls", NULL);
+FAULT(stall_bulk_out, NB_EMU_MISB_STALL_OUT, "stalls", NULL);
+FAULT(stall_acknowledge, NB_EMU_MISB_STALL_ACK, "stalls", NULL);
+FAULT(nak_until_timeout, NB_EMU_MISB_NAK, "timeouts", NULL);
+FAULT(silence, NB_EMU_MISB_SILENCE, "timeouts", NULL);
+FAULT(wrong_acknowledge, NB_EMU_MISB_WRONG_ACK, "ack_mismatches", NULL);
+
+FIXTURE_SETUP(fault)
+{
+	ASSERT_EQ(0, nbt_up(&self->t, NULL, NULL));
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	nbt_down(&self->t);
+}
+
+static long long counted(const FIXTURE_VARIANT(fault) *v)
+{
+	return nbt_stat(v->counter) + (v->counter2 ? nbt_stat(v->counter2) : 0);
+}
+
+TEST_F(fault, is_counted_and_survived)
+{
+	struct naobody_record rec;
+	long long before, answers;
+	int good = 0;
+
+	/* Start from a healthy exchange. */
+	for (int i = 0; i < 200 && good < 10; i++) {
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
+		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
+	}
+	ASSERT_EQ(10, good);
+	before = counted(variant);
+	ASSERT_EQ(0, nb_emu_misbehave(&self->t.emu, variant->misbehaviour, 5, 0));
+	/* Five bad cycles, then the board behaves again. */
+	for (int i = 0; i < 400 && counted(variant) < before + 1; i++)
+		usleep(10000);
+	EXPECT_LT(before, counted(variant)) {
+		TH_LOG("%s stayed at %lld", variant->counter, before);
+	}
+
+	answers = nbt_stat("answers");
+	good = 0;
+	for (int i = 0; i < 600 && good < 20; i++) {
+		if (nb_next(self->t.dev, &rec, 2000) != 1)
+			break;
+		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
+	}
+	EXPECT_EQ(20, good) {
+		TH_LOG("no run of 20 good answers after %s", nb_emu_misb_name(variant->misbehaviour));
+		nbt_sh("cd /sys/class/naobody/naobody/statistics && grep . * >&2");
+	}
+	EXPECT_LT(answers, nbt_stat("answers"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# naobody.ko in the VM: its parameters, and end to end against the chest
+# board emulator through dummy_hcd.
+VM_SUITES += naobody
+naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test
+naobody_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+naobody_VM_TIMEOUT := 600
+
+NBT_SRCS := $(srctree)/selftests/naobody/nbtest.c
+NBT_LIBS := naobody nbemuctl nbgadget
+NBT_LDLIBS := -lz -lm
+
+params_test_SRCS := $(srctree)/selftests/naobody/params_test.c
+e2e_test_SRCS := $(srctree)/selftests/naobody/e2e_test.c $(NBT_SRCS)
+e2e_test_LIBS := $(NBT_LIBS)
+e2e_test_LDLIBS := $(NBT_LDLIBS)
+control_test_SRCS := $(srctree)/selftests/naobody/control_test.c $(NBT_SRCS)
+control_test_LIBS := $(NBT_LIBS)
+control_test_LDLIBS := $(NBT_LDLIBS)
+uapi_test_SRCS := $(srctree)/selftests/naobody/uapi_test.c $(NBT_SRCS)
+uapi_test_LIBS := $(NBT_LIBS)
+uapi_test_LDLIBS := $(NBT_LDLIBS)
+faults_test_SRCS := $(srctree)/selftests/naobody/faults_test.c $(NBT_SRCS)
+faults_test_LIBS := $(NBT_LIBS)
+faults_test_LDLIBS := $(NBT_LDLIBS) -lpthread
+lifetime_test_SRCS := $(srctree)/selftests/naobody/lifetime_test.c $(NBT_SRCS)
+lifetime_test_LIBS := $(NBT_LIBS)
+lifetime_test_LDLIBS := $(NBT_LDLIBS) -lpthread
+
+# make bench: the cycle's figures, in a VM boot of their own.
+VM_BENCH_SUITES += naobody_bench
+naobody_bench_VM_PROGS := cycle_bench
+naobody_bench_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+naobody_bench_VM_TIMEOUT := 600
+cycle_bench_SRCS := $(srctree)/selftests/naobody/cycle_bench.c $(NBT_SRCS)
+cycle_bench_LIBS := $(NBT_LIBS)
+cycle_bench_LDLIBS := $(NBT_LDLIBS)

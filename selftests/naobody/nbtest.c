@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "nbtest.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int nbt_sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	status = system(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+uint64_t nbt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
+{
+	struct nb_emu_options opt = { .args = emu_args, .quiet = 1 };
+	int err, waited;
+
+	memset(t, 0, sizeof(*t));
+	nbt_sh("rmmod naobody 2>/dev/null");
+	err = nb_emu_start(&t->emu, &opt);
+	if (err)
+		return err;
+	if (nbt_sh("modprobe naobody %s", modargs ? modargs : ""))
+		return -ENOEXEC;
+	t->module_loaded = 1;
+	for (waited = 0; access("/dev/naobody", F_OK); waited += 10) {
+		if (waited > 10000)
+			return -ETIMEDOUT;
+		sleep_ms(10);
+	}
+	t->dev = nb_open(NULL, 0);
+	return t->dev ? 0 : -errno;
+}
+
+void nbt_down(struct nbt *t)
+{
+	if (t->dev)
+		nb_close(t->dev);
+	t->dev = NULL;
+	if (t->module_loaded)
+		nbt_sh("rmmod naobody");
+	t->module_loaded = 0;
+	if (t->emu.fd > 0 || t->emu.pid)
+		nb_emu_stop(&t->emu);
+}
+
+int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms)
+{
+	struct naobody_board b[64];
+
+	for (int waited = 0; waited <= timeout_ms; waited += 20) {
+		int count = nb_boards(t->dev, b, 64);
+		unsigned int in_state = 0;
+
+		for (int i = 0; i < count && i < 64; i++)
+			in_state += b[i].state == state;
+		if (in_state >= (n == NBT_ALL_BOARDS ? (unsigned int)count : n))
+			return 0;
+		sleep_ms(20);
+	}
+	return -ETIMEDOUT;
+}
+
+long long nbt_stat(const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/naobody/naobody/statistics/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+void nbt_skip_to_newest(struct nb_device *d)
+{
+	struct naobody_record rec;
+
+	while (nb_next(d, &rec, 0) == 1)
+		;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the naobody VM tests share: the emulator up, naobody.ko loaded with
+ * the test's parameters, /dev/naobody open through libnaobody.
+ */
+#ifndef NBTEST_H
+#define NBTEST_H
+
+#include <stdint.h>
+
+#define NBT_ALL_BOARDS	(~0u)
+
+#include <naobody/naobody.h>
+
+#include "../../userspace/lib/emuctl/emuctl.h"
+
+struct nbt {
+	struct nb_emu emu;
+	struct nb_device *dev;
+	int module_loaded;
+};
+
+/* printf-style system(); returns the exit status, or -1. */
+int nbt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Start the emulator (extra arguments emu_args, NULL-terminated, may be
+ * NULL), load naobody.ko with modargs (may be NULL), wait for /dev/naobody
+ * and open it read-only. Returns 0 or a negative errno; nbt_down() undoes
+ * whatever was done.
+ */
+int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args);
+void nbt_down(struct nbt *t);
+
+/* Wait until n boards (all: every board) are in state; 0 or -ETIMEDOUT. */
+int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms);
+
+/* Skip the records published so far: nb_next() then waits for new ones. */
+void nbt_skip_to_newest(struct nb_device *d);
+
+/* A counter from /sys/class/naobody/naobody/statistics/, or -1. */
+long long nbt_stat(const char *name);
+
+/* CLOCK_MONOTONIC in ns, as the ring's timestamps. */
+uint64_t nbt_now_ns(void);
+
+#endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every input check of /dev/naobody, one error path per test, each call
+ * otherwise valid (botching-up-ioctls.rst): the errno a user gets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "nbtest.h"
+
+FIXTURE(uapi) {
+	struct nbt t;
+	int ctl;			/* O_RDWR, the controller */
+	int ro;				/* O_RDONLY */
+	struct naobody_command cmd;
+};
+
+FIXTURE_SETUP(uapi)
+{
+	ASSERT_EQ(0, nbt_up(&self->t, NULL, NULL));
+	self->ctl = open("/dev/naobody", O_RDWR | O_EXCL);
+	ASSERT_LE(0, self->ctl);
+	self->ro = open("/dev/naobody", O_RDONLY);
+	ASSERT_LE(0, self->ro);
+	memset(&self->cmd, 0, sizeof(self->cmd));
+	self->cmd.size = sizeof(self->cmd);
+	self->cmd.flags = NAOBODY_SET_ALL;
+}
+
+FIXTURE_TEARDOWN(uapi)
+{
+	close(self->ctl);
+	close(self->ro);
+	nbt_down(&self->t);
+}
+
+/* The call fails with exactly this errno. */
+#define EXPECT_ERRNO(err, call) do {		\
+	errno = 0;				\
+	EXPECT_EQ(-1, (long)(call));		\
+	EXPECT_EQ(err, errno);			\
+} while (0)
+
+TEST_F(uapi, a_valid_command_is_taken)
+{
+	EXPECT_EQ((ssize_t)sizeof(self->cmd), write(self->ctl, &self->cmd, sizeof(self->cmd)));
+}
+
+TEST_F(uapi, write_without_the_role_is_eperm)
+{
+	int fd = open("/dev/naobody", O_RDWR);
+
+	ASSERT_LE(0, fd);
+	EXPECT_ERRNO(EPERM, write(fd, &self->cmd, sizeof(self->cmd)));
+	close(fd);
+}
+
+TEST_F(uapi, write_of_a_wrong_size_is_einval)
+{
+	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd) - 8));
+}
+
+TEST_F(uapi, command_size_field_must_match)
+{
+	self->cmd.size = sizeof(self->cmd) + 8;
+	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
+}
+
+TEST_F(uapi, unknown_command_flags_are_eopnotsupp)
+{
+	self->cmd.flags |= 1U << 20;
+	EXPECT_ERRNO(EOPNOTSUPP, write(self->ctl, &self->cmd, sizeof(self->cmd)));
+}
+
+TEST_F(uapi, command_reserved_must_be_zero)
+{
+	self->cmd.reserved = 1;
+	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
+}
+
+TEST_F(uapi, stiffness_above_1000_is_einval)
+{
+	self->cmd.set.stiffness[NAOBODY_L_KNEE_PITCH] = NAOBODY_STIFFNESS_MAX + 1;
+	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
+}
+
+TEST_F(uapi, unknown_sonar_bits_are_einval)
+{
+	self->cmd.set.sonar = 4;
+	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
+}
+
+TEST_F(uapi, claim_needs_write_access)
+{
+	EXPECT_ERRNO(EBADF, ioctl(self->ro, NAOBODY_IOC_CLAIM));
+}
+
+TEST_F(uapi, release_without_the_role_is_eperm)
+{
+	EXPECT_ERRNO(EPERM, ioctl(self->ro, NAOBODY_IOC_RELEASE));
+}
+
+TEST_F(uapi, stop_reserved_must_be_zero)
+{
+	struct naobody_stop stop = { .reason = NAOBODY_STOP_TOOL, .reserved = 1 };
+
+	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_STOP, &stop));
+}
+
+TEST_F(uapi, stop_reason_out_of_range_is_einval)
+{
+	struct naobody_stop stop = { .reason = __NAOBODY_STOP_MAX };
+
+	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_STOP, &stop));
+}
+
+TEST_F(uapi, prefs_in_a_short_buffer_is_enospc_with_the_size)
+{
+	uint8_t small[16];
+	struct naobody_prefs p = { .data = (uintptr_t)small, .size = sizeof(small) };
+
+	/* Wait for the start-up to have read the block. */
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	EXPECT_ERRNO(ENOSPC, ioctl(self->ro, NAOBODY_IOC_GET_PREFS, &p));
+	EXPECT_EQ(NAOBODY_PREFS_SIZE, p.size);
+}
+
+TEST_F(uapi, prefs_flags_in_must_be_zero)
+{
+	uint8_t block[NAOBODY_PREFS_SIZE];
+	struct naobody_prefs p = {
+		.data = (uintptr_t)block, .size = sizeof(block), .flags = 1,
+	};
+
+	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_GET_PREFS, &p));
+}
+
+TEST_F(uapi, boards_entry_size_must_match)
+{
+	struct naobody_board b[4];
+	struct naobody_boards bs = {
+		.entries = (uintptr_t)b, .count = 4, .entry_size = sizeof(b[0]) - 8,
+	};
+
+	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_GET_BOARDS, &bs));
+}
+
+TEST_F(uapi, boards_report_the_count_beyond_the_room)
+{
+	struct naobody_board b[2];
+	struct naobody_boards bs = {
+		.entries = (uintptr_t)b, .count = 2, .entry_size = sizeof(b[0]),
+	};
+
+	EXPECT_EQ(0, ioctl(self->ro, NAOBODY_IOC_GET_BOARDS, &bs));
+	EXPECT_EQ(nb_info(self->t.dev)->boards, bs.count);
+	EXPECT_LT(2u, bs.count);
+}
+
+TEST_F(uapi, chest_id_slot_out_of_range_is_einval)
+{
+	struct naobody_chest_id id = { .slot = NAOBODY_CHEST_ID_SLOTS };
+
+	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_GET_CHEST_ID, &id));
+}
+
+TEST_F(uapi, chest_mode_unknown_op_is_eopnotsupp)
+{
+	struct naobody_chest_mode m = { .op = __NAOBODY_CHEST_MODE_MAX };
+
+	EXPECT_ERRNO(EOPNOTSUPP, ioctl(self->ro, NAOBODY_IOC_CHEST_MODE, &m));
+}
+
+TEST_F(uapi, chest_mode_reserved_must_be_zero)
+{
+	struct naobody_chest_mode m = { .op = NAOBODY_CHEST_QUERY_BOOTLOADER, .reserved = 1 };
+
+	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_CHEST_MODE, &m));
+}
+
+/* In a child that gave up root: the state-changing requests are EPERM. */
+TEST_F(uapi, state_changing_requests_need_cap_sys_admin)
+{
+	struct naobody_chest_mode m = { .op = NAOBODY_CHEST_LED_START };
+	struct naobody_harakiri h = { .op = NAOBODY_HARAKIRI_POWER_OFF };
+	int status;
+	pid_t child = fork();
+
+	ASSERT_LE(0, child);
+	if (!child) {
+		int bad = 0;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		bad |= !(ioctl(self->ro, NAOBODY_IOC_CHEST_MODE, &m) == -1 && errno == EPERM);
+		bad |= !(ioctl(self->ro, NAOBODY_IOC_HARAKIRI, &h) == -1 && errno == EPERM) << 1;
+		bad |= !(ioctl(self->ro, NAOBODY_IOC_REARM) == -1 && errno == EPERM) << 2;
+		_exit(bad);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(uapi, harakiri_unknown_op_is_eopnotsupp)
+{
+	struct naobody_harakiri h = { .op = 7 };
+
+	EXPECT_ERRNO(EOPNOTSUPP, ioctl(self->ro, NAOBODY_IOC_HARAKIRI, &h));
+}
+
+TEST_F(uapi, unknown_ioctl_is_enotty)
+{
+	EXPECT_ERRNO(ENOTTY, ioctl(self->ro, _IO(NAOBODY_IOC_MAGIC, 0x1f)));
+}
+
+TEST_F(uapi, the_ring_cannot_be_mapped_writable)
+{
+	size_t len = nb_info(self->t.dev)->ring_size;
+
+	/* Through a file open for writing, the driver itself says no... */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, self->ctl, 0));
+	EXPECT_EQ(EPERM, errno);
+	/* ...through a read-only one the VFS does, before the driver. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, self->ro, 0));
+	EXPECT_EQ(EACCES, errno);
+}
+
+TEST_F(uapi, a_read_only_mapping_cannot_be_made_writable)
+{
+	size_t len = nb_info(self->t.dev)->ring_size;
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, self->ro, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_ERRNO(EACCES, mprotect(p, len, PROT_READ | PROT_WRITE));
+	munmap(p, len);
+}
+
+TEST_F(uapi, the_ring_maps_only_from_offset_0_and_within_its_size)
+{
+	size_t len = nb_info(self->t.dev)->ring_size;
+
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->ro, 4096));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, len + 4096, PROT_READ, MAP_SHARED, self->ro, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(uapi, read_into_a_short_buffer_is_einval)
+{
+	struct naobody_record rec;
+
+	EXPECT_ERRNO(EINVAL, read(self->ro, &rec, sizeof(rec) - 1));
+}
+
+TEST_HARNESS_MAIN

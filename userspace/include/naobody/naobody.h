@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libnaobody: the NAO6 body through /dev/naobody, in C.
+ *
+ *	struct nb_device *d = nb_open(NULL, 0);
+ *	struct naobody_record rec;
+ *	struct nb_sensors s;
+ *
+ *	while (nb_next(d, &rec, -1) > 0) {
+ *		nb_record_sensors(d, &rec, &s);
+ *		printf("%.2f m/s^2\n", s.accelerometer[2]);
+ *	}
+ *
+ * The library maps the kernel's state ring read-only and follows it with
+ * the lock-free protocol in <linux/naobody.h>; it never blocks the driver.
+ * Units and calibration come from <naobody/units.h> and the preference
+ * block. Functions return 0 (or a count) on success and a negative errno on
+ * failure; nb_open() returns NULL and sets errno. Nothing here prints.
+ */
+#ifndef NAOBODY_NAOBODY_H
+#define NAOBODY_NAOBODY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/naobody.h>
+
+#include <naobody/body.h>
+#include <naobody/prefs.h>
+#include <naobody/units.h>
+
+#define NB_DEFAULT_DEVICE	"/dev/naobody"
+
+/* nb_open() flags */
+#define NB_OPEN_CONTROL		(1U << 0)	/* claim the controller role now */
+
+struct nb_device;
+
+/*
+ * nb_open() - open path (NULL: NB_DEFAULT_DEVICE), map its ring and read
+ * its calibration (the defaults when the preference block is unreadable).
+ * With NB_OPEN_CONTROL the file is opened O_RDWR | O_EXCL and holds the
+ * controller role (errno EBUSY if someone else does); otherwise read-only.
+ * Followers start at the newest record.
+ */
+struct nb_device *nb_open(const char *path, unsigned int flags);
+void nb_close(struct nb_device *d);
+
+/* The file descriptor, for poll() or epoll: readable on each new record. */
+int nb_fd(const struct nb_device *d);
+const struct naobody_info *nb_info(const struct nb_device *d);
+const struct nb_calibration *nb_calibration(const struct nb_device *d);
+
+/*
+ * nb_next() - the next record after the last one returned, in order,
+ * waiting up to timeout_ms (-1: forever, 0: not at all). Returns 1 with a
+ * record, 0 on timeout, -ENODEV once the device is gone and every record
+ * has been read. Records overwritten before they were read are skipped and
+ * counted in nb_lost().
+ */
+int nb_next(struct nb_device *d, struct naobody_record *rec, int timeout_ms);
+uint64_t nb_lost(const struct nb_device *d);
+
+/* nb_latest() - the newest complete record, without waiting (-EAGAIN: none). */
+int nb_latest(struct nb_device *d, struct naobody_record *rec);
+
+/* The record's sensors in LoLA's units, with the device's calibration. */
+void nb_record_sensors(const struct nb_device *d, const struct naobody_record *rec,
+		       struct nb_sensors *out);
+
+/* The controller role: claim, release (the body then ramps down). */
+int nb_claim(struct nb_device *d);
+int nb_release(struct nb_device *d);
+
+/*
+ * nb_command() - send targets in LoLA's units; set says which groups apply
+ * (NAOBODY_SET_*), the others keep their last values. nb_command_counts()
+ * takes the kernel's counts instead.
+ */
+int nb_command(struct nb_device *d, const struct nb_actuators *a, uint32_t set);
+int nb_command_counts(struct nb_device *d, const struct naobody_actuators *a,
+		      uint32_t set);
+
+/* The death switch: stop from anyone; rearm needs CAP_SYS_ADMIN. */
+int nb_stop(struct nb_device *d, uint32_t reason);
+int nb_rearm(struct nb_device *d);
+
+/* Fresh driver state (stopped, controller, ...): updates nb_info(). */
+int nb_refresh_info(struct nb_device *d);
+
+/* The boards: fills up to max entries, returns how many boards there are. */
+int nb_boards(struct nb_device *d, struct naobody_board *out, unsigned int max);
+
+/* The chest board's id string in slot 0..3, NUL-terminated. */
+int nb_chest_id(struct nb_device *d, unsigned int slot,
+		char out[NAOBODY_CHEST_ID_LEN + 1]);
+
+int nb_chest_mode(struct nb_device *d, uint32_t op, uint32_t *result);
+int nb_harakiri(struct nb_device *d, uint32_t op);
+
+/*
+ * nb_prefs() - the raw preference block into buf (len at least
+ * NAOBODY_PREFS_SIZE); flags gets NAOBODY_PREFS_VALID when its CRC held.
+ * Returns its size.
+ */
+int nb_prefs(struct nb_device *d, void *buf, size_t len, uint32_t *flags);
+
+/* LoLA's name of a touch sensor ("ChestBoard/Button"); "?" out of range. */
+const char *nb_touch_name(unsigned int touch);
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * libparol6: the PAROL6 arm's control board from C. Packs command frames,
+ * unpacks telemetry, converts microsteps to degrees and radians per joint
+ * (refusing targets outside the joint limits), and runs a 100 Hz command
+ * loop on a real-time timer that leaves the arm idle, at zero speed, however
+ * it ends: the firmware has no watchdog, and a jog runs on otherwise.
+ */
+#ifndef _PAROL6_PAROL6_H
+#define _PAROL6_PAROL6_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/n_robot.h>
+#include <n_robot/link.h>
+
+#define PAROL6_JOINTS	6
+#define PAROL6_HZ	100
+#define PAROL6_BAUD	3000000		/* nominal: USB CDC ignores it */
+
+enum parol6_command {
+	PAROL6_IDLE = 255,
+	PAROL6_JOG = 123,
+	PAROL6_GOTO = 156,
+	PAROL6_HOME = 100,
+	PAROL6_ENABLE = 101,
+	PAROL6_DISABLE = 102,
+	PAROL6_CLEAR_ERROR = 103,
+	PAROL6_REPEATABILITY = 69,
+};
+
+/* Gripper command bits (from the MSB). */
+#define PAROL6_GRIP_ACTIVATE	0x80
+#define PAROL6_GRIP_ACTION	0x40
+#define PAROL6_GRIP_ESTOP	0x20
+#define PAROL6_GRIP_RELEASE_DIR	0x10
+
+struct parol6_cmd {
+	int32_t position[PAROL6_JOINTS];	/* microsteps */
+	int32_t speed[PAROL6_JOINTS];		/* microsteps/s */
+	uint8_t command;			/* enum parol6_command */
+	uint8_t affected;
+	bool out1, out2;
+	uint8_t timeout;
+	int16_t grip_position, grip_speed, grip_current;
+	uint8_t grip_command;			/* PAROL6_GRIP_* */
+	uint8_t grip_mode;			/* 0 operate, 1 calibrate, 2 clear */
+	uint8_t grip_id;
+};
+
+struct parol6_telemetry {
+	int32_t position[PAROL6_JOINTS];
+	int32_t speed[PAROL6_JOINTS];
+	bool homed[PAROL6_JOINTS];
+	bool in1, in2, out1, out2;
+	bool estop_pressed;
+	bool temperature_error[PAROL6_JOINTS];
+	bool position_error[PAROL6_JOINTS];
+	uint16_t timing_ticks;			/* 90 MHz / 128 */
+	double timing_us;
+	uint8_t timeout_error;
+	uint8_t last_command;			/* XTR2 */
+	uint8_t grip_id;
+	int16_t grip_position, grip_speed, grip_current;
+	uint8_t grip_status;
+	bool grip_activated, grip_moving, grip_temperature_error;
+	bool grip_timeout_error, grip_estop_error, grip_calibrated;
+	uint8_t grip_object;	/* 0 moving, 1 closing, 2 opening, 3 at position */
+	uint8_t object_detection;
+};
+
+/* Frames. */
+void parol6_pack(const struct parol6_cmd *c, uint8_t out[N_ROBOT_PAROL6_CMD_FRAME]);
+/* 0, or -EINVAL if p is not a 60-byte telemetry frame. */
+int parol6_unpack(const uint8_t *p, size_t len, struct parol6_telemetry *t);
+const char *parol6_command_name(uint8_t command);
+
+/* Units and limits; joint is 0..5. */
+extern const double parol6_gear_ratio[PAROL6_JOINTS];
+extern const double parol6_limit_deg[PAROL6_JOINTS][2];
+extern const int32_t parol6_max_speed[PAROL6_JOINTS];	/* microsteps/s */
+double parol6_steps_to_deg(int joint, int32_t steps);
+double parol6_steps_to_rad(int joint, int32_t steps);
+/* -ERANGE outside the joint's limits, -EINVAL for a bad joint. */
+int parol6_deg_to_steps(int joint, double deg, int32_t *steps);
+int parol6_rad_to_steps(int joint, double rad, int32_t *steps);
+int parol6_check_steps(int joint, int32_t steps);
+/* A speed in degrees/s; -ERANGE above the joint's maximum. */
+int parol6_speed_to_steps(int joint, double deg_per_s, int32_t *steps);
+
+/* The link. */
+struct parol6 {
+	struct nr_link link;
+	bool dry_run;			/* print frames in hex, send nothing */
+	bool have_telemetry;
+	struct parol6_telemetry last;
+	int64_t last_rx_ms;
+	uint64_t sent, received, missed_ticks;
+	void (*dump)(void *ctx, const uint8_t *frame, size_t len);
+	void *dump_ctx;
+};
+
+int parol6_open(struct parol6 *p, const char *path, enum nr_link_mode mode);
+int parol6_attach_fd(struct parol6 *p, int fd, enum nr_link_mode mode);
+/* A link that only prints what it would send (parolctl --dry-run). */
+void parol6_open_dry(struct parol6 *p);
+/* Stops the arm (parol6_safe_stop) before closing. */
+void parol6_close(struct parol6 *p);
+
+int parol6_send(struct parol6 *p, const struct parol6_cmd *c);
+/* Take in telemetry that has arrived (waiting at most timeout_ms for one). */
+int parol6_poll(struct parol6 *p, int timeout_ms);
+/* Send, then wait up to timeout_ms for the telemetry it answers. */
+int parol6_exchange(struct parol6 *p, const struct parol6_cmd *c,
+		    int timeout_ms);
+/* Idle, every speed zero, at the last known positions. */
+int parol6_safe_stop(struct parol6 *p);
+/* A command that holds the arm where it is: idle, zero speeds. */
+void parol6_idle_cmd(const struct parol6 *p, struct parol6_cmd *c);
+
+/*
+ * The command loop: at hz on a CLOCK_MONOTONIC timerfd (SCHED_FIFO when
+ * allowed), tick() fills the next command from the latest telemetry (NULL
+ * before the first). tick returns 0 to go on, > 0 when done, < 0 to fail.
+ * The loop ends on that, on *stop (a signal handler's flag), or when no
+ * telemetry came for link_timeout_ms (-ENOLINK); every way out sends the
+ * safe stop first.
+ */
+typedef int (*parol6_tick_fn)(void *ctx, const struct parol6_telemetry *t,
+			      struct parol6_cmd *next);
+int parol6_run(struct parol6 *p, int hz, parol6_tick_fn tick, void *ctx,
+	       volatile sig_atomic_t *stop, int link_timeout_ms);
+
+#endif /* _PAROL6_PAROL6_H */

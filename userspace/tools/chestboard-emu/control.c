@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The control socket: a unix stream socket, one request per line, one
+ * reply line per request ("OK ..." or "ERR <ERRNO> <text>"), records after
+ * an "OK <count> <size>" line. Documentation/chestboard-emu.rst and the
+ * "help" request list the requests; libnbemuctl wraps them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "emu.h"
+
+#define MAX_WORDS	8
+#define FRAMES_MAX	1024	/* records per "frames" reply */
+
+int control_setup(struct emu *e)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = EMU_TAG_CONTROL };
+
+	if (strlen(e->opt.socket) >= sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(a.sun_path, e->opt.socket);
+	for (int i = 0; i < EMU_MAX_CLIENTS; i++)
+		e->client[i].fd = -1;
+	e->ctlfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (e->ctlfd < 0)
+		return -errno;
+	unlink(a.sun_path);
+	if (bind(e->ctlfd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(e->ctlfd, EMU_MAX_CLIENTS)) {
+		emu_log(e, 0, "control socket %s: %s", e->opt.socket, strerror(errno));
+		return -errno;
+	}
+	chmod(a.sun_path, 0600);
+	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->ctlfd, &ev))
+		return -errno;
+	return 0;
+}
+
+static void drop(struct emu *e, int slot)
+{
+	struct emu_client *c = &e->client[slot];
+
+	if (c->fd < 0)
+		return;
+	epoll_ctl(e->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	c->used = 0;
+	c->wait_frames = 0;
+}
+
+void control_teardown(struct emu *e)
+{
+	for (int i = 0; i < EMU_MAX_CLIENTS; i++)
+		drop(e, i);
+	if (e->ctlfd >= 0) {
+		close(e->ctlfd);
+		unlink(e->opt.socket);
+	}
+	e->ctlfd = -1;
+}
+
+void control_accept(struct emu *e)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct timeval tv = { .tv_sec = 2 };
+	int fd, slot;
+
+	while ((fd = accept4(e->ctlfd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		for (slot = 0; slot < EMU_MAX_CLIENTS; slot++)
+			if (e->client[slot].fd < 0)
+				break;
+		if (slot == EMU_MAX_CLIENTS) {
+			dprintf(fd, "ERR EMFILE too many clients\n");
+			close(fd);
+			continue;
+		}
+		/* replies are written blocking, but never for long */
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		e->client[slot].fd = fd;
+		e->client[slot].used = 0;
+		e->client[slot].wait_frames = 0;
+		ev.data.u64 = EMU_TAG_CLIENT + (uint64_t)slot;
+		epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev);
+	}
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void ok(struct emu *e, int slot, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ok(struct emu *e, int slot, const char *fmt, ...)
+{
+	char line[1024] = "OK";
+	size_t n = 2;
+	va_list ap;
+
+	if (fmt && *fmt) {
+		line[n++] = ' ';
+		va_start(ap, fmt);
+		vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+		va_end(ap);
+	}
+	n = strlen(line);
+	line[n++] = '\n';
+	if (send_all(e->client[slot].fd, line, n))
+		drop(e, slot);
+}
+
+static void err(struct emu *e, int slot, int error, const char *what)
+{
+	char line[256];
+	const char *name = strerrorname_np(error);
+	int n;
+
+	n = snprintf(line, sizeof(line), "ERR %s %s\n", name ? name : "EIO", what);
+	if (send_all(e->client[slot].fd, line, (size_t)n))
+		drop(e, slot);
+}
+
+static int num(const char *s, long long lo, long long hi, long long *v)
+{
+	char *end;
+
+	if (!s)
+		return -EINVAL;
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	if (errno || end == s || *end || *v < lo || *v > hi)
+		return -EINVAL;
+	return 0;
+}
+
+static void stats(struct emu *e, int slot)
+{
+	const struct nb_emu_stats *s = &e->st;
+
+	ok(e, slot, "frames=%" PRIu64 " bad_frames=%" PRIu64 " acks=%" PRIu64
+	   " ack_waits=%" PRIu64 " ack_timeouts=%" PRIu64
+	   " ack_wait_max_us=%" PRIu64 " answers=%" PRIu64
+	   " answers_read=%" PRIu64 " answers_dropped=%" PRIu64
+	   " status_requests=%" PRIu64 " start_requests=%" PRIu64
+	   " version_requests=%" PRIu64 " stalls=%" PRIu64
+	   " misbehaviours=%" PRIu64 " connects=%" PRIu64 " enables=%" PRIu64
+	   " started_boards=0x%" PRIx64 " cycle=%" PRIu64,
+	   s->frames, s->bad_frames, s->acks, s->ack_waits, s->ack_timeouts,
+	   s->ack_wait_max_us, s->answers, s->answers_read, s->answers_dropped,
+	   s->status_requests, s->start_requests, s->version_requests, s->stalls, s->misbehaviours,
+	   s->connects, s->enables, e->boards.started, e->body.next);
+}
+
+static void frames(struct emu *e, int slot, uint64_t from, unsigned int max)
+{
+	static struct nb_emu_frame out[FRAMES_MAX];
+	char line[64];
+	unsigned int n;
+	int len;
+
+	if (max > FRAMES_MAX)
+		max = FRAMES_MAX;
+	n = record_copy(&e->rec, from, e->frames, out, max);
+	len = snprintf(line, sizeof(line), "OK %u %zu\n", n, sizeof(out[0]));
+	if (send_all(e->client[slot].fd, line, (size_t)len) ||
+	    send_all(e->client[slot].fd, out, n * sizeof(out[0])))
+		drop(e, slot);
+}
+
+static void raw(struct emu *e, int slot, uint64_t seq)
+{
+	const uint8_t *p;
+	char line[64];
+	size_t len;
+	int n;
+
+	p = record_raw(&e->rec, seq, &len);
+	if (!p) {
+		err(e, slot, ENOENT, "frame not kept");
+		return;
+	}
+	n = snprintf(line, sizeof(line), "OK 1 %zu\n", len);
+	if (send_all(e->client[slot].fd, line, (size_t)n) ||
+	    send_all(e->client[slot].fd, p, len))
+		drop(e, slot);
+}
+
+static const char help[] =
+	"hello status stats set get wave touch drain follow version id "
+	"misbehave frames raw wait reset disconnect connect storm quit help";
+
+static void request(struct emu *e, int slot, char *line)
+{
+	char *w[MAX_WORDS] = { 0 }, *save = NULL, *rest = NULL;
+	long long a, b, c;
+	int nw = 0, f, r;
+	int32_t v;
+
+	for (char *t = strtok_r(line, " \t\r", &save); t && nw < MAX_WORDS;
+	     t = strtok_r(NULL, " \t\r", &save)) {
+		w[nw++] = t;
+		if (nw == 2 && !strcmp(w[0], "id")) {
+			rest = save;	/* the id string keeps its spaces */
+			break;
+		}
+	}
+	if (!nw)
+		return;
+	emu_log(e, 2, "control: %s %s %s %s", w[0], w[1] ?: "", w[2] ?: "", w[3] ?: "");
+
+	if (!strcmp(w[0], "hello")) {
+		ok(e, slot, "chestboard-emu %d", NB_EMU_PROTO);
+	} else if (!strcmp(w[0], "help")) {
+		ok(e, slot, "%s", help);
+	} else if (!strcmp(w[0], "status")) {
+		char m[256];
+
+		misb_describe(e, m, sizeof(m));
+		ok(e, slot, "bound=%d enabled=%d started=%d frames=%" PRIu64
+		   " acked=%" PRIu64 " next=%" PRIu64 " boards=0x%" PRIx64
+		   " pending=%u misbehave=%s product=0x%04x chest_mode=%u",
+		   e->bound, e->enabled, e->protocol_started, e->frames, e->acked,
+		   e->body.next, e->boards.started, e->npending, m, e->opt.product,
+		   e->boards.chest_led_op);
+	} else if (!strcmp(w[0], "stats")) {
+		stats(e, slot);
+	} else if (!strcmp(w[0], "set") || !strcmp(w[0], "get")) {
+		f = body_field(w[1] ?: "");
+		if (f < 0 || num(w[2], 0, 255, &a) ||
+		    (w[0][0] == 's' && num(w[3], INT32_MIN, UINT32_MAX, &b))) {
+			err(e, slot, EINVAL, "usage: set FIELD INDEX VALUE | get FIELD INDEX");
+			return;
+		}
+		if (w[0][0] == 's')
+			r = body_set(&e->body, f, (unsigned int)a, (int32_t)b);
+		else
+			r = body_get(&e->body, f, (unsigned int)a, &v);
+		if (r)
+			err(e, slot, -r, "no such index");
+		else if (w[0][0] == 's')
+			ok(e, slot, NULL);
+		else
+			ok(e, slot, "%" PRId32, v);
+	} else if (!strcmp(w[0], "wave")) {
+		int shape = body_wave_shape(w[3] ?: "");
+
+		f = body_field(w[1] ?: "");
+		if (f < 0 || shape < 0 || num(w[2], 0, 255, &a) ||
+		    (shape != WAVE_NONE && (num(w[4], INT32_MIN, INT32_MAX, &b) ||
+					    num(w[5], 0, UINT32_MAX, &c)))) {
+			err(e, slot, EINVAL, "usage: wave FIELD INDEX SHAPE AMPLITUDE PERIOD");
+			return;
+		}
+		if (shape == WAVE_NONE)
+			b = c = 0;
+		r = body_wave(&e->body, f, (unsigned int)a, shape, (int32_t)b, (uint32_t)c);
+		if (r)
+			err(e, slot, -r, "bad wave");
+		else
+			ok(e, slot, "%" PRIu64, e->body.next);
+	} else if (!strcmp(w[0], "touch")) {
+		uint64_t start;
+
+		if (num(w[1], 0, NAOBODY_TOUCHES - 1, &a) || !w[2] ||
+		    num(w[2][0] == '+' ? w[2] + 1 : w[2], 0, INT64_MAX, &b) ||
+		    num(w[3], 1, UINT32_MAX, &c)) {
+			err(e, slot, EINVAL, "usage: touch BIT START|+DELAY CYCLES");
+			return;
+		}
+		start = w[2][0] == '+' ? e->body.next + (uint64_t)b : (uint64_t)b;
+		r = body_touch(&e->body, (unsigned int)a, start, (uint32_t)c);
+		if (r)
+			err(e, slot, -r, "no room for another touch");
+		else
+			ok(e, slot, "%" PRIu64, start);
+	} else if (!strcmp(w[0], "drain")) {
+		if (num(w[1], 0, 1000000, &a)) {
+			err(e, slot, EINVAL, "usage: drain COUNTS_PER_1000_CYCLES");
+			return;
+		}
+		e->body.drain = (uint32_t)a;
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "follow")) {
+		if (!w[1] || (strcmp(w[1], "on") && strcmp(w[1], "off"))) {
+			err(e, slot, EINVAL, "usage: follow on|off");
+			return;
+		}
+		e->opt.follow = !strcmp(w[1], "on");
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "version")) {
+		if (!w[1] || (strcmp(w[1], "all") && num(w[1], 0, NB_BOARDS - 1, &a)) ||
+		    num(w[2], 0, 255, &b)) {
+			err(e, slot, EINVAL, "usage: version BOARD|all CONFIG_VERSION");
+			return;
+		}
+		boards_set_version(&e->boards, strcmp(w[1], "all") ? (int)a : -1,
+				   (unsigned int)b);
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "id")) {
+		while (rest && *rest == ' ')
+			rest++;
+		if (num(w[1], 0, NAOBODY_CHEST_ID_SLOTS - 1, &a) || !rest ||
+		    strlen(rest) > NAOBODY_CHEST_ID_LEN) {
+			err(e, slot, EINVAL, "usage: id SLOT STRING (20 characters at most)");
+			return;
+		}
+		snprintf(e->boards.id[a], sizeof(e->boards.id[a]), "%s", rest);
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "misbehave")) {
+		if (w[1] && !strcmp(w[1], "off")) {
+			memset(&e->misb, 0, sizeof(e->misb));
+			ok(e, slot, NULL);
+			return;
+		}
+		f = nb_emu_misb_find(w[1] ?: "");
+		if (f <= 0 || num(w[2], -1, INT32_MAX, &a) ||
+		    (w[3] && num(w[3], 0, INT32_MAX, &b))) {
+			err(e, slot, EINVAL, "usage: misbehave NAME CYCLES|-1 [ARG] | misbehave off");
+			return;
+		}
+		misb_set(e, (unsigned int)f, (int)a, w[3] ? (int)b : 0);
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "frames")) {
+		if (num(w[1], 0, INT64_MAX, &a) || num(w[2], 0, INT32_MAX, &b)) {
+			err(e, slot, EINVAL, "usage: frames FROM MAX");
+			return;
+		}
+		frames(e, slot, (uint64_t)a, (unsigned int)b);
+	} else if (!strcmp(w[0], "raw")) {
+		if (num(w[1], 0, INT64_MAX, &a)) {
+			err(e, slot, EINVAL, "usage: raw SEQ");
+			return;
+		}
+		raw(e, slot, (uint64_t)a);
+	} else if (!strcmp(w[0], "wait")) {
+		if (num(w[1], 0, INT64_MAX, &a) || num(w[2], 0, 3600000, &b)) {
+			err(e, slot, EINVAL, "usage: wait FRAMES TIMEOUT_MS");
+			return;
+		}
+		if (e->frames >= (uint64_t)a) {
+			ok(e, slot, "%" PRIu64, e->frames);
+			return;
+		}
+		e->client[slot].wait_frames = (uint64_t)a;
+		e->client[slot].wait_deadline = emu_now() + (uint64_t)b * 1000000;
+	} else if (!strcmp(w[0], "reset")) {
+		memset(&e->st, 0, sizeof(e->st));
+		memset(e->rec.ring, 0, e->rec.size * sizeof(e->rec.ring[0]));
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "disconnect")) {
+		emu_timer_set(e, T_RECONNECT, 0);
+		emu_timer_set(e, T_STORM, 0);
+		r = usb_unbind(e);
+		if (r)
+			err(e, slot, -r, "unbind failed");
+		else
+			ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "connect")) {
+		r = usb_bind(e);
+		if (r)
+			err(e, slot, -r, "bind failed");
+		else
+			ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "storm")) {
+		if (num(w[1], 1, 10000, &a) || num(w[2], 1, 60000, &b) ||
+		    num(w[3], 1, 60000, &c)) {
+			err(e, slot, EINVAL, "usage: storm COUNT DOWN_MS UP_MS");
+			return;
+		}
+		e->storm_left = (unsigned int)a;
+		e->storm_down_ms = (unsigned int)b;
+		e->storm_up_ms = (unsigned int)c;
+		/* the first unbind is done when the reply comes */
+		emu_timer_set(e, T_RECONNECT, 0);
+		if (e->bound)
+			usb_unbind(e);
+		emu_timer_set(e, T_STORM, emu_now() + (uint64_t)b * 1000000);
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "quit")) {
+		ok(e, slot, NULL);
+		e->quit = true;
+	} else {
+		err(e, slot, EOPNOTSUPP, "unknown request; try 'help'");
+	}
+}
+
+void control_input(struct emu *e, int slot)
+{
+	struct emu_client *c = &e->client[slot];
+	char *nl;
+	ssize_t n;
+
+	n = recv(c->fd, c->line + c->used, sizeof(c->line) - 1 - c->used,
+		 MSG_DONTWAIT);
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		drop(e, slot);
+		return;
+	}
+	c->used += (size_t)n;
+	c->line[c->used] = '\0';
+	while (c->fd >= 0 && (nl = strchr(c->line, '\n'))) {
+		size_t len = (size_t)(nl - c->line) + 1;
+
+		*nl = '\0';
+		if (c->wait_frames)
+			err(e, slot, EBUSY, "a wait is pending");
+		else
+			request(e, slot, c->line);
+		if (c->fd < 0)
+			return;
+		memmove(c->line, c->line + len, c->used - len + 1);
+		c->used -= len;
+	}
+	if (c->used == sizeof(c->line) - 1) {
+		err(e, slot, E2BIG, "request too long");
+		drop(e, slot);
+	}
+}
+
+void control_frames_arrived(struct emu *e)
+{
+	for (int i = 0; i < EMU_MAX_CLIENTS; i++) {
+		struct emu_client *c = &e->client[i];
+
+		if (c->fd >= 0 && c->wait_frames && e->frames >= c->wait_frames) {
+			c->wait_frames = 0;
+			ok(e, i, "%" PRIu64, e->frames);
+		}
+	}
+}
+
+void control_timeouts(struct emu *e, uint64_t now)
+{
+	for (int i = 0; i < EMU_MAX_CLIENTS; i++) {
+		struct emu_client *c = &e->client[i];
+
+		if (c->fd >= 0 && c->wait_frames && now >= c->wait_deadline) {
+			c->wait_frames = 0;
+			err(e, i, ETIMEDOUT, "not enough frames");
+		}
+	}
+}
+
+uint64_t control_next_deadline(struct emu *e)
+{
+	uint64_t d = 0;
+
+	for (int i = 0; i < EMU_MAX_CLIENTS; i++) {
+		struct emu_client *c = &e->client[i];
+
+		if (c->fd >= 0 && c->wait_frames && (!d || c->wait_deadline < d))
+			d = c->wait_deadline;
+	}
+	return d;
+}

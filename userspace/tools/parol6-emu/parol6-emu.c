@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * parol6-emu: a PAROL6 control board on a pty, for testing parolctl and
+ * libparol6 without the arm. Its parser is the firmware's Get_data(): three
+ * 0xFF, a length it trusts, that many bytes, the end bytes 01 02 checked
+ * last; a valid command gets one telemetry frame back. Length 0 wedges it,
+ * as it wedges the firmware. The joints move as the firmware moves them
+ * (jog at the commanded speed, go-to towards the target, idle still),
+ * homing takes a while, and the E-stop can be pressed on cue.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define JOINTS 6
+
+static const int32_t standby[JOINTS] = { 10240, -32000, 57905, 0, 0, 32000 };
+static const int32_t lo[JOINTS] = { -14000, -51558, 34699, -7500, -6400, 0 };
+static const int32_t hi[JOINTS] = { 14000, -1200, 92604, 7500, 6400, 64000 };
+
+static int mfd = -1;
+static volatile sig_atomic_t stop;
+static FILE *cmdlog;
+static bool verbose;
+static unsigned long estop_after, estop_release_after, mute_after;
+static unsigned long commands;
+static int home_ticks = 30;
+
+static struct {
+	double pos[JOINTS];
+	int32_t speed[JOINTS];
+	bool enabled, estop, homing, wedged;
+	uint8_t homed;		/* bit per joint, J1 = 0x80 */
+	int homing_left;
+	bool out1, out2;
+	uint8_t last_command;
+	int16_t grip_pos, grip_current;
+	uint8_t grip_status;
+	int64_t last_us;
+	uint16_t ticks;
+} arm;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int rx(void)
+{
+	struct pollfd p = { .fd = mfd, .events = POLLIN };
+	struct timespec ts = { 0, 20000000 };
+	uint8_t b;
+
+	while (!stop) {
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		if ((p.revents & POLLIN) && read(mfd, &b, 1) == 1)
+			return b;
+		nanosleep(&ts, NULL);	/* no tool on the other side */
+	}
+	return -1;
+}
+
+static void tx(const uint8_t *p, size_t n)
+{
+	ssize_t w;
+
+	while (n && !stop) {
+		w = write(mfd, p, n);
+		if (w < 0) {
+			if (errno == EINTR || errno == EAGAIN || errno == EIO)
+				continue;
+			return;
+		}
+		p += w;
+		n -= w;
+	}
+}
+
+static int32_t get24(const uint8_t *p)
+{
+	int32_t v = p[0] << 16 | p[1] << 8 | p[2];
+
+	return v & 0x800000 ? v - 0x1000000 : v;
+}
+
+static void put24(uint8_t *p, int32_t v)
+{
+	p[0] = ((uint32_t)v >> 16) & 0xFF;
+	p[1] = ((uint32_t)v >> 8) & 0xFF;
+	p[2] = (uint32_t)v & 0xFF;
+}
+
+static void put16(uint8_t *p, int32_t v)
+{
+	p[0] = ((uint32_t)v >> 8) & 0xFF;
+	p[1] = (uint32_t)v & 0xFF;
+}
+
+static double clampd(double v, double a, double b)
+{
+	return v < a ? a : v > b ? b : v;
+}
+
+/* Unpack_data() and one control cycle. d is the payload after the length. */
+static void execute(const uint8_t *d)
+{
+	int64_t t = now_us();
+	double dt = arm.last_us ? (t - arm.last_us) / 1e6 : 0.01;
+	int32_t target[JOINTS], speed[JOINTS];
+	uint8_t cmd = d[36];
+	int j;
+
+	if (dt > 0.05)
+		dt = 0.05;
+	arm.ticks = (uint16_t)((t - arm.last_us) * 90 / 128);
+	arm.last_us = t;
+	commands++;
+	for (j = 0; j < JOINTS; j++) {
+		target[j] = get24(d + 3 * j);
+		speed[j] = get24(d + 18 + 3 * j);
+	}
+	if (cmdlog) {
+		fprintf(cmdlog, "%lu cmd=%u speeds=", commands, cmd);
+		for (j = 0; j < JOINTS; j++)
+			fprintf(cmdlog, "%d%s", speed[j], j < 5 ? "," : "\n");
+		fflush(cmdlog);
+	}
+	if (estop_after && commands == estop_after)
+		arm.estop = true;
+	if (estop_release_after && commands == estop_release_after)
+		arm.estop = false;
+	if (arm.estop)
+		arm.enabled = false;	/* the E-stop cuts motion */
+	arm.last_command = cmd;
+	arm.out1 = d[38] & 0x20;
+	arm.out2 = d[38] & 0x10;
+	arm.grip_pos = (int16_t)(d[40] << 8 | d[41]);
+	arm.grip_current = (int16_t)(d[44] << 8 | d[45]);
+	arm.grip_status = (d[46] & 0x80 ? 0x80 : 0) | 0x30 |
+			  (d[47] == 1 ? 0x01 : arm.grip_status & 0x01);
+	switch (cmd) {
+	case 101:
+		if (!arm.estop)
+			arm.enabled = true;
+		arm.homing = false;
+		break;
+	case 102:
+		arm.enabled = false;
+		break;
+	case 103:
+		arm.homing = false;
+		break;
+	case 100:
+		if (arm.enabled) {
+			arm.homing = true;
+			arm.homing_left = home_ticks;
+			arm.homed = 0;
+		}
+		break;
+	default:
+		break;
+	}
+	for (j = 0; j < JOINTS; j++) {
+		double v = 0, err;
+
+		if (arm.enabled && !arm.homing) {
+			if (cmd == 123) {
+				v = speed[j];
+			} else if (cmd == 156) {
+				/* the average of the commanded speed and the
+				 * speed that closes the error in one cycle,
+				 * towards the target, never past it
+				 */
+				err = target[j] - arm.pos[j];
+				v = (abs(speed[j]) + fabs(err) / dt) / 2;
+				if (v * dt > fabs(err))
+					v = fabs(err) / dt;
+				if (err < 0)
+					v = -v;
+			}
+		}
+		arm.pos[j] = clampd(arm.pos[j] + v * dt, lo[j] - 1000.0,
+				    hi[j] + 1000.0);
+		if (cmd == 123 && (arm.pos[j] < lo[j] || arm.pos[j] > hi[j]))
+			arm.pos[j] = clampd(arm.pos[j], lo[j], hi[j]);
+		arm.speed[j] = (int32_t)v;
+	}
+	if (arm.homing && --arm.homing_left <= 0) {
+		arm.homing = false;
+		arm.homed = 0xFC;
+		for (j = 0; j < JOINTS; j++)
+			arm.pos[j] = standby[j];
+	}
+}
+
+/* Pack_data() */
+static void telemetry(void)
+{
+	uint8_t f[60], *d = f + 4;
+	int j;
+
+	memset(f, 0, sizeof(f));
+	f[0] = f[1] = f[2] = 0xFF;
+	f[3] = 56;
+	for (j = 0; j < JOINTS; j++) {
+		put24(d + 3 * j, (int32_t)arm.pos[j]);
+		put24(d + 18 + 3 * j, arm.speed[j]);
+	}
+	d[36] = arm.homed | 0x03;
+	d[37] = (arm.out1 ? 0x20 : 0) | (arm.out2 ? 0x10 : 0) |
+		(arm.estop ? 0 : 0x08) | 0x07;
+	d[38] = 0x03;
+	d[39] = 0x03;
+	put16(d + 40, arm.ticks);
+	d[42] = 100;
+	d[43] = arm.last_command;
+	d[44] = 0;
+	put16(d + 45, arm.grip_pos);
+	put16(d + 47, 1);
+	put16(d + 49, arm.grip_current);
+	d[51] = arm.grip_status;
+	d[52] = 1;
+	d[53] = 0xD4;
+	d[54] = 0x01;
+	d[55] = 0x02;
+	tx(f, sizeof(f));
+}
+
+/* Get_data(), byte by byte, with its trust in the length byte. */
+static void serve(void)
+{
+	uint8_t buf[256];
+	int b, flags = 0, len = -1, n = 0;
+
+	while (!stop) {
+		b = rx();
+		if (b < 0)
+			break;
+		if (len < 0) {
+			if (flags < 3) {
+				flags = b == 0xFF ? flags + 1 : 0;
+				continue;
+			}
+			len = b;
+			n = 0;
+			flags = 0;
+			if (len == 0 && !arm.wedged) {
+				arm.wedged = true;
+				fprintf(stderr, "parol6-emu: length 0: the parser is wedged until reset (firmware bug)\n");
+			}
+			continue;
+		}
+		buf[n & 0xFF] = (uint8_t)b;	/* byte data_buffer[255] */
+		if (n == len - 1) {
+			if (len >= 2 && buf[len - 2] == 1 && buf[len - 1] == 2) {
+				execute(buf);
+				if (!(mute_after && commands > mute_after))
+					telemetry();
+			} else if (verbose) {
+				fprintf(stderr, "parol6-emu: bad end bytes, dropped\n");
+			}
+			len = -1;
+		}
+		n = (n + 1) & 0xFF;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: parol6-emu [OPTIONS]\n"
+		"Emulate a PAROL6 control board on a pseudo-terminal. Prints the\n"
+		"terminal's path, then serves until SIGINT/SIGTERM.\n\n"
+		"  -l, --link PATH           also make PATH a symlink to the terminal\n"
+		"  -o, --log FILE            log every command received (for tests)\n"
+		"  -e, --estop-after N       press the E-stop at the Nth command\n"
+		"  -r, --estop-release N     release it at the Nth command\n"
+		"  -m, --mute-after N        stop answering after N commands (link loss)\n"
+		"  -H, --home-ticks N        commands a homing takes (30)\n"
+		"  -v, --verbose             log dropped frames\n"
+		"  -h, --help                this help\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "link", required_argument, NULL, 'l' },
+		{ "log", required_argument, NULL, 'o' },
+		{ "estop-after", required_argument, NULL, 'e' },
+		{ "estop-release", required_argument, NULL, 'r' },
+		{ "mute-after", required_argument, NULL, 'm' },
+		{ "home-ticks", required_argument, NULL, 'H' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *link = NULL;
+	struct termios t;
+	int c, j;
+
+	while ((c = getopt_long(argc, argv, "l:o:e:r:m:H:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			link = optarg;
+			break;
+		case 'o':
+			cmdlog = fopen(optarg, "w");
+			if (!cmdlog) {
+				fprintf(stderr, "parol6-emu: cannot write %s: %s\n",
+					optarg, strerror(errno));
+				return 1;
+			}
+			break;
+		case 'e':
+			estop_after = strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			estop_release_after = strtoul(optarg, NULL, 10);
+			break;
+		case 'm':
+			mute_after = strtoul(optarg, NULL, 10);
+			break;
+		case 'H':
+			home_ticks = atoi(optarg);
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	for (j = 0; j < JOINTS; j++)
+		arm.pos[j] = standby[j];
+	arm.last_command = 255;
+	mfd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (mfd < 0 || grantpt(mfd) || unlockpt(mfd)) {
+		fprintf(stderr, "parol6-emu: cannot open a pseudo-terminal: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (tcgetattr(mfd, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(mfd, TCSANOW, &t);
+	}
+	if (link) {
+		unlink(link);
+		if (symlink(ptsname(mfd), link)) {
+			fprintf(stderr, "parol6-emu: cannot link %s: %s\n", link,
+				strerror(errno));
+			return 1;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	printf("%s\n", ptsname(mfd));
+	fflush(stdout);
+	serve();
+	if (link)
+		unlink(link);
+	if (cmdlog)
+		fclose(cmdlog);
+	return 0;
+}
