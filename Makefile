@@ -343,15 +343,17 @@ DEBUG_KDIR = $(shell $(srctree)/scripts/debug-kernel.sh --dir)
 DEBUG_KVER = $(shell cat $(DEBUG_KDIR)/kernel.release)
 DEBUG_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $($(s)_VM_LOCKDEP),$(s))) \
 	$(foreach s,$(VM_SUITES),$(if $($(s)_VM_LOCKDEP),,$(s)))
-# TCG with KASAN and lockdep runs about three times slower.
+# TCG with KASAN and lockdep runs about three times slower: the time limits
+# grow by that, and tests see it as NBVM_TIME_SCALE.
+DEBUG_TIME_SCALE := 3
 DEBUG_VM_ENV = $(call vm_env,$(DEBUG_VM_SUITES)) KVER=$(DEBUG_KVER) \
 	MODDIR=$(DEBUG_KDIR)/modules/lib/modules/$(DEBUG_KVER) KO_DIR=$(DEBUG_O)/src \
-	VM_TIMEOUT_SCALE=3 VM_MEM=$(or $(VM_MEM),1536)
+	VM_TIMEOUT_SCALE=$(DEBUG_TIME_SCALE) VM_MEM=$(or $(VM_MEM),1536)
 # pci=noacpi: under TCG the instrumented ACPI interpreter runs QEMU's PCI
 # interrupt routing method into its 30 s loop timeout; the BIOS table is
 # instant and gives the same routing.
 DEBUG_VM_ARGS = --name debug-vm --kernel $(DEBUG_KDIR)/bzImage --timeout 2400 \
-	--append "kasan_multi_shot pci=noacpi nbvm.debug=1 $(VM_APPEND)"
+	--append "kasan_multi_shot pci=noacpi nbvm.debug=1 nbvm.timescale=$(DEBUG_TIME_SCALE) $(VM_APPEND)"
 
 .PHONY: debug-modules check-debug-vm vm-shell-debug
 

@@ -46,6 +46,10 @@ arg() {
 mode=$(arg nbvm.mode)
 filter=$(arg nbvm.filter)
 debug=$(arg nbvm.debug)
+# How much slower than the stock kernel this VM runs (3 on the debug
+# kernel), for tests whose waits or rates depend on it.
+NBVM_TIME_SCALE=$(arg nbvm.timescale)
+export NBVM_TIME_SCALE=${NBVM_TIME_SCALE:-1}
 
 # Does "suite/prog" pass the comma-separated filter of suite or suite/prog?
 selected() {
