@@ -163,6 +163,13 @@ static void complete_step(struct naobody_dev *nb, struct urb *urb, int status, u
 	urb->complete(urb);
 }
 
+/* The step in flight ran out of time: its deadline passed, its timer fired. */
+static void step_expires(struct naobody_dev *nb)
+{
+	nb->step_deadline = ktime_sub_ms(ktime_get(), 1);
+	step_timer_fn(&nb->step_timer);
+}
+
 static struct urb *last_submitted(void)
 {
 	return fake.nsubmitted ? fake.submitted[fake.nsubmitted - 1] : NULL;
@@ -184,7 +191,7 @@ static struct urb *chain_to(struct kunit *test, struct naobody_dev *nb, enum nao
 	if (step == NAOBODY_STEP_IN)
 		return nb->in_urb;
 	/* 0x15 comes only after the IN step ran out of time. */
-	step_timer_fn(&nb->step_timer);
+	step_expires(nb);
 	KUNIT_ASSERT_PTR_EQ(test, fake.unlinked, nb->in_urb);
 	complete_step(nb, nb->in_urb, -ECONNRESET, 0);
 	KUNIT_ASSERT_PTR_EQ(test, last_submitted(), nb->status_urb);
@@ -232,10 +239,26 @@ static void cycle_step_timer_after_completion(struct kunit *test)
 	struct urb *in = chain_to(test, nb, NAOBODY_STEP_IN);
 
 	complete_step(nb, in, 0, 100);
-	step_timer_fn(&nb->step_timer);
+	step_expires(nb);
 	KUNIT_EXPECT_NULL(test, fake.unlinked);
 	KUNIT_EXPECT_EQ(test, nb->stats.timeouts, 0ULL);
 	KUNIT_EXPECT_EQ(test, fake.published, 1);
+}
+
+/*
+ * The timer armed for one step fires late, after that step completed and
+ * the next was submitted with a fresh deadline: the new step stays.
+ */
+static void cycle_stale_step_timer(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	chain_to(test, nb, NAOBODY_STEP_IN);
+	step_timer_fn(&nb->step_timer);
+	KUNIT_EXPECT_NULL(test, fake.unlinked);
+	KUNIT_EXPECT_FALSE(test, nb->step_timed_out);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IN);
+	KUNIT_EXPECT_EQ(test, nb->stats.timeouts, 0ULL);
 }
 
 /* A tick while a chain is in flight counts an overrun and submits nothing. */
@@ -265,6 +288,23 @@ static void cycle_completion_after_stop(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
 	tick(nb);
 	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+}
+
+/* Killed on the way down (the cycle halted): quietly, no record, no count. */
+static void cycle_killed_while_halted(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	struct urb *in = chain_to(test, nb, NAOBODY_STEP_IN);
+	int published = fake.published;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nb->lock, flags);
+	set_bit(NAOBODY_HALTED, &nb->flags);
+	spin_unlock_irqrestore(&nb->lock, flags);
+	complete_step(nb, in, -ENOENT, 0);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
+	KUNIT_EXPECT_EQ(test, fake.published, published);
+	KUNIT_EXPECT_EQ(test, nb->stats.io_errors, 0ULL);
 }
 
 /* The device went away between steps: the chain stops, nothing counted. */
@@ -342,10 +382,8 @@ static void cycle_step_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake.nsubmitted, submitted);
 	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
 	switch (p->status) {
-	case -ENOENT:
-	case -ECONNRESET:
 	case -ESHUTDOWN:
-		/* Killed, unlinked or gone: quietly, no record, no count. */
+		/* The device is gone: quietly, no record, no count. */
 		KUNIT_EXPECT_EQ(test, fake.published, published);
 		KUNIT_EXPECT_EQ(test, nb->stats.io_errors, 0ULL);
 		KUNIT_EXPECT_EQ(test, nb->stats.stalls, 0ULL);
@@ -361,7 +399,11 @@ static void cycle_step_error(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, fake.cleared_halts, bulk ? 1 : 0);
 		break;
 	default:
-		/* An I/O error: counted, a record without an answer. */
+		/*
+		 * An I/O error, or a kill or unlink the running cycle didn't
+		 * ask for (-ENOENT, -ECONNRESET without a timeout): counted,
+		 * and the chain still ends with a record.
+		 */
 		KUNIT_EXPECT_EQ(test, fake.published, published + 1);
 		KUNIT_EXPECT_EQ(test, nb->stats.io_errors, 1ULL);
 		KUNIT_EXPECT_TRUE(test, nb->errors & NAOBODY_ERR_IO);
@@ -379,8 +421,10 @@ static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_answered),
 	KUNIT_CASE(cycle_in_timeout_asks_status),
 	KUNIT_CASE(cycle_step_timer_after_completion),
+	KUNIT_CASE(cycle_stale_step_timer),
 	KUNIT_CASE(cycle_tick_during_chain),
 	KUNIT_CASE(cycle_completion_after_stop),
+	KUNIT_CASE(cycle_killed_while_halted),
 	KUNIT_CASE(cycle_submit_fails_gone),
 	KUNIT_CASE(cycle_backs_off),
 	KUNIT_CASE_PARAM(cycle_step_error, step_status_gen_params),
