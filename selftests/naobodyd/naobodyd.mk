@@ -13,3 +13,11 @@ fuzz_naobodyd_msgpack_SRCS := $(srctree)/selftests/naobodyd/fuzz_msgpack.c
 fuzz_naobodyd_msgpack_LIBS := nbdcodec
 fuzz_naobodyd_msgpack_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
 fuzz_naobodyd_msgpack_CORPUS := $(srctree)/selftests/naobodyd/corpus
+
+# In the VM: naobodyd against naobody.ko and the chest board emulator.
+VM_SUITES += naobodyd_vm
+naobodyd_vm_VM_PROGS := naobodyd_vm.sh
+naobodyd_vm_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+naobodyd_vm_VM_TIMEOUT := 400
+naobodyd_vm_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm.sh vm_env.sh nbtest.py \
+	api_test.py watchdog_test.py lola_test.py naoguard_test.py vm_tests.py)
