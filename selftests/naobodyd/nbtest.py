@@ -164,17 +164,19 @@ class Tap:
 
 
 class Daemon:
-    """naobodyd on free ports and private paths, on NBTEST_BODY's body:
-    --sim with a control socket, or /dev/naobody. d.body is the body."""
+    """naobodyd on free ports and private paths, on NBTEST_BODY's body
+    (body= another): --sim with a control socket, or /dev/naobody. d.body
+    is the body."""
 
-    def __init__(self, *extra, guard=None, lola=True, wrapper=None, wait=True):
+    def __init__(self, *extra, guard=None, lola=True, wrapper=None, wait=True, body=BODY):
         self.tmp = tempfile.TemporaryDirectory(prefix="naobodyd-test-")
         self.port = free_port()
+        self.real = body == "real"
         self.lola_path = os.path.join(self.tmp.name, "robocup") if lola else None
-        self.control_path = None if REAL else os.path.join(self.tmp.name, "sim")
+        self.control_path = None if self.real else os.path.join(self.tmp.name, "sim")
         self.log_path = os.path.join(self.tmp.name, "log")
         args = [binary("naobodyd"), "--bind", "127.0.0.1", "--port", str(self.port)]
-        if REAL:
+        if self.real:
             args += ["--device", DEVICE]
             self.body = EmuBody.shared()
         else:
@@ -200,7 +202,7 @@ class Daemon:
                                   + self.log())
             try:
                 socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return REAL or os.path.exists(self.control_path)
+                return self.real or os.path.exists(self.control_path)
             except OSError:
                 return False
         wait_for(up, timeout, "naobodyd to listen")
@@ -253,7 +255,7 @@ class Daemon:
                     os.kill(self.proc.pid, signal.SIGCONT)
                 except OSError:
                     pass
-                if REAL:
+                if self.real:
                     # Cleaning up, not testing: naobody.ko's ramp lets the
                     # body go (EmuBody.prepare() waits for it).
                     self.proc.kill()
