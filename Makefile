@@ -186,7 +186,7 @@ VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests
 # ---------------------------------------------------------------------------
 # Targets
 # ---------------------------------------------------------------------------
-.PHONY: docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
+.PHONY: vm-demo docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
 	lint check check-quick check-debug unit fuzz-smoke fuzz vm-test vm-shell \
 	demo bench debug-kernel help
 
@@ -309,6 +309,9 @@ vm-test: modules userspace vm-programs
 
 vm-shell: modules userspace vm-programs
 	$(Q)$(srctree)/scripts/vm/run.sh --shell $(VM_ARGS)
+
+vm-demo: modules userspace vm-programs
+	$(Q)$(srctree)/scripts/vm/run.sh --demo $(VM_ARGS)
 
 demo:
 	$(Q)$(srctree)/scripts/demo.sh

@@ -81,6 +81,9 @@ case "$mode" in
 test)
 	run_tests
 	;;
+demo)
+	setsid cttyhack sh /demo.sh
+	;;
 *)
 	for m in $(arg nbvm.load | tr ',' ' '); do
 		modprobe "$m" || echo "vm-shell: could not load $m"

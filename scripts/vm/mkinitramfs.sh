@@ -23,6 +23,8 @@ mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,etc,root,host,tests,usr/local/bi
 # busybox: the init installs its applet links at boot.
 cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$srctree/scripts/vm/init.sh" "$root/init"
+install -m 0755 "$srctree/scripts/vm/demo.sh" "$root/demo.sh"
+install -m 0644 "$srctree/scripts/vm/demo_client.py" "$root/demo_client.py"
 
 # --- Debian modules, resolved through modules.dep -------------------------
 # The 9p modules give the VM read-only access to the host's root at /host,

@@ -7,6 +7,7 @@
 #   run.sh --test   run the VM suites, print RESULT lines, exit non-zero on
 #                   any failure or on any kernel splat in the console log
 #   run.sh --shell  an interactive shell with our modules loaded
+#   run.sh --demo   make demo: the emulated robot, the driver and the daemon
 #
 # Options:
 #   --kvm           use KVM instead of TCG (where nested KVM works)
@@ -32,6 +33,7 @@ while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--test) mode=test ;;
 	--shell) mode=shell ;;
+	--demo) mode=demo ;;
 	--kvm) accel=kvm ;;
 	--timeout) timeout=$2; shift ;;
 	--filter) filter=$2; shift ;;
@@ -58,6 +60,8 @@ initrd=$work/initramfs.cpio
 cpu=max
 [[ $accel == kvm ]] && cpu=host
 cmdline="console=ttyS0 loglevel=7 panic=-1 oops=panic nbvm.mode=$mode"
+# The demo's screen is the console: only errors from the kernel there.
+[[ $mode == demo ]] && cmdline+=" loglevel=3"
 [[ -n $filter ]] && cmdline+=" nbvm.filter=$filter"
 if [[ $mode == shell ]]; then
 	loads=$(for ko in $(find "$srctree/kernel" -name '*.ko'); do basename "$ko" .ko; done | paste -sd, -)
@@ -74,7 +78,7 @@ console=$work/console.log
 results=$work/results.log
 rm -f "$console" "$results"
 
-if [[ $mode == shell ]]; then
+if [[ $mode == shell || $mode == demo ]]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$results"
 fi
 

@@ -150,6 +150,22 @@ def stop_issues_ioctl():
 
 
 @tap.test
+def send_mode():
+    """naoguard --send: sends the stop, reports the answer; no guard: says so"""
+    build_shim()
+    with Guard("--priority", "0") as g:
+        r = subprocess.run([binary("naoguard"), "--send", "127.0.0.1", "--port", str(g.port),
+                            "from --send"], capture_output=True, text=True, timeout=10)
+        check(r.returncode == 0 and "NAOBODY STOPPED" in r.stdout, f"{r.returncode} {r.stdout}")
+        check(len(g.stops()) == 1, f"{g.stops()}")
+        check("from --send: latched" in g.log(), g.log())
+    port = free_port(socket.SOCK_DGRAM)
+    r = subprocess.run([binary("naoguard"), "--send", "127.0.0.1", "--port", str(port)],
+                       capture_output=True, text=True, timeout=10)
+    check(r.returncode == 1 and "no answer" in r.stderr, f"{r.returncode} {r.stderr}")
+
+
+@tap.test
 def ignores_other_packets():
     """naoguard: anything but the stop is ignored: no ioctl, no answer"""
     build_shim()

@@ -13,6 +13,9 @@
  * latched until a rearm. It answers the sender "NAOBODY STOPPED" or
  * "NAOBODY STOP FAILED <errno name>" (ENOENT...). Anything else is ignored.
  *
+ * naoguard --send HOST sends that datagram itself (three tries, a second
+ * apart) and waits for the answer: the stop from an operator's machine.
+ *
  * It shares nothing with naobodyd: it works when the daemon is stuck or
  * dead. It runs SCHED_FIFO with its memory locked when it may, and says so
  * when it may not. It keeps the device open, and opens it again when a
@@ -81,11 +84,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: naoguard [OPTION]...\n"
+"       naoguard --send HOST [NOTE]\n"
 "Listen for the UDP stop and latch the NAO's death switch (NAOBODY_IOC_STOP).\n"
 "The stop is a datagram that starts with \"NAOBODY STOP\", e.g.\n"
 "  printf 'NAOBODY STOP' | nc -u -w1 ROBOT %d\n"
+"or, from any machine with naoguard, naoguard --send ROBOT.\n"
 "See naoguard(8).\n"
 "\n"
+"  -s, --send HOST       send the stop to HOST and wait for its answer\n"
 "  -p, --port PORT       UDP port (default %d)\n"
 "  -b, --bind ADDRESS    listen on ADDRESS only (default: every interface)\n"
 "  -d, --device PATH     the body's device (default %s)\n"
@@ -222,11 +228,61 @@ static bool parse_uint(const char *s, unsigned int max, unsigned int *v)
 	return true;
 }
 
+/*
+ * --send: the stop to host:port, up to three times a second apart, until
+ * naoguard there answers. 0 once it says the stop is latched.
+ */
+static int send_stop(const char *host, unsigned int port, const char *text)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM,
+				  .ai_flags = AI_NUMERICSERV };
+	struct timeval wait = { .tv_sec = 1 };
+	char portstr[8], msg[STOP_MAX + 1], reply[128];
+	struct addrinfo *res;
+	int fd, err;
+
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	err = getaddrinfo(host, portstr, &hints, &res);
+	if (err) {
+		fprintf(stderr, "naoguard: %s: %s\n", host, gai_strerror(err));
+		return 1;
+	}
+	fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait))) {
+		fprintf(stderr, "naoguard: %s port %u: %s\n", host, port, strerror(errno));
+		freeaddrinfo(res);
+		return 1;
+	}
+	freeaddrinfo(res);
+	snprintf(msg, sizeof(msg), STOP_MAGIC "%s%s", text ? " " : "", text ? text : "");
+	for (int attempt = 0; attempt < 3; attempt++) {
+		ssize_t n;
+
+		if (send(fd, msg, strlen(msg), 0) < 0) {
+			fprintf(stderr, "naoguard: send to %s: %s\n", host, strerror(errno));
+			continue;
+		}
+		n = recv(fd, reply, sizeof(reply) - 1, 0);
+		if (n < 0)
+			continue;	/* no answer in a second: again */
+		reply[n] = '\0';
+		printf("%s: %s\n", host, reply);
+		close(fd);
+		return strcmp(reply, "NAOBODY STOPPED") ? 1 : 0;
+	}
+	close(fd);
+	fprintf(stderr, "naoguard: %s port %u: no answer to three stops; is naoguard running "
+		"there, and the port open?\n", host, port);
+	return 1;
+}
+
 static const struct option options[] = {
 	{ "port", required_argument, NULL, 'p' },
 	{ "bind", required_argument, NULL, 'b' },
 	{ "device", required_argument, NULL, 'd' },
 	{ "priority", required_argument, NULL, 'r' },
+	{ "send", required_argument, NULL, 's' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -234,11 +290,11 @@ static const struct option options[] = {
 
 int main(int argc, char **argv)
 {
-	const char *device = DEFAULT_DEVICE, *bind_addr = NULL;
+	const char *device = DEFAULT_DEVICE, *bind_addr = NULL, *send_to = NULL;
 	unsigned int port = DEFAULT_PORT, prio = DEFAULT_PRIO;
 	int sock, dev, c;
 
-	while ((c = getopt_long(argc, argv, "p:b:d:r:hV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:b:d:r:s:hV", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!parse_uint(optarg, 65535, &port) || !port) {
@@ -258,6 +314,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 's':
+			send_to = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -268,6 +327,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "Try 'naoguard --help'.\n");
 			return 2;
 		}
+	}
+	if (send_to) {
+		if (optind + 1 < argc) {
+			fprintf(stderr, "naoguard: --send takes one NOTE (quote it)\n");
+			return 2;
+		}
+		return send_stop(send_to, port, optind < argc ? argv[optind] : NULL);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "naoguard: unexpected argument '%s'\nTry 'naoguard --help'.\n",

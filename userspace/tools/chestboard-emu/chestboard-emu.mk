@@ -8,3 +8,8 @@ chestboard-emu_SRCS := $(addprefix $(srctree)/userspace/tools/chestboard-emu/, \
 chestboard-emu_LIBS := nbemuctl nbgadget nbcodec naobody
 chestboard-emu_LDLIBS := -lz -lm
 MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/chestboard-emu.8
+
+PROGRAMS += chestboard-emu-ctl
+MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/chestboard-emu-ctl.1
+chestboard-emu-ctl_SRCS := $(srctree)/userspace/tools/chestboard-emu/ctl.c
+chestboard-emu-ctl_LIBS := nbemuctl nbgadget
