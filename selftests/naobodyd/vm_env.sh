@@ -64,6 +64,11 @@ vm_up() {
 	fi
 
 	rmmod naobody 2>/dev/null
+	# make vm-shell loads dummy_hcd at high speed; the emulator loads it at
+	# full speed, as the real board runs.
+	if grep -qs Y /sys/module/dummy_hcd/parameters/is_high_speed; then
+		rmmod dummy_hcd 2>/dev/null
+	fi
 	chestboard-emu --quiet --socket "$NBVM_EMU_SOCKET" --body-id "$NBVM_BODY_ID" "$@" \
 		>"$NBVM_WORK/emu.log" 2>&1 &
 	nbvm_emu_pid=$!
