@@ -15,6 +15,8 @@
 #   make lint            checkpatch --strict, sparse, W=1, uapi headers alone
 #   make vm-shell        an interactive VM with everything loaded
 #   make bench / fuzz    benchmarks, and long fuzzing runs
+#   make install         modules, tools, libnaobody, man pages, udev rule
+#   make dkms-install    the modules through DKMS, for every kernel
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -303,12 +305,19 @@ VM_KMODS := $(sort $(foreach s,$(ALL_VM_SUITES),$($(s)_VM_KMODS)))
 VM_FILES := $(foreach s,$(ALL_VM_SUITES),$(addprefix $(s)=,$($(s)_VM_FILES)))
 export VM_SUITES VM_KMODS VM_FILES
 export $(foreach s,$(ALL_VM_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
+# A suite with <suite>_VM_TIER := debug (it needs KUnit or a checker) runs
+# only in the debug tier (check-debug-vm, below); every other suite runs in
+# both. The test runs take their suites, modules and files from vm_env.
+STOCK_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $(filter debug,$($(s)_VM_TIER)),,$(s)))
+vm_env = VM_SUITES="$(strip $(1))" \
+	VM_KMODS="$(sort $(foreach s,$(1),$($(s)_VM_KMODS)))" \
+	VM_FILES="$(strip $(foreach s,$(1),$(addprefix $(s)=,$($(s)_VM_FILES))))"
 
 vm-test: modules userspace vm-programs
-	$(Q)$(srctree)/scripts/vm/run.sh --test $(VM_ARGS)
+	$(Q)$(call vm_env,$(STOCK_VM_SUITES)) $(srctree)/scripts/vm/run.sh --test $(VM_ARGS)
 
 vm-shell: modules userspace vm-programs
-	$(Q)$(srctree)/scripts/vm/run.sh --shell $(VM_ARGS)
+	$(Q)$(call vm_env,$(STOCK_VM_SUITES)) $(srctree)/scripts/vm/run.sh --shell $(VM_ARGS)
 
 vm-demo: modules userspace vm-programs
 	$(Q)$(srctree)/scripts/vm/run.sh --demo $(VM_ARGS)
@@ -321,3 +330,54 @@ demo:
 bench: all unit-tests vm-programs
 	$(Q)VM_BENCH_SUITES="$(VM_BENCH_SUITES)" $(srctree)/scripts/bench.sh \
 		$(foreach b,$(BENCHES),$(if $(filter /%,$(b)),$(b),$(O)/bin/$(b)))
+
+# ---------------------------------------------------------------------------
+# The debug tier (make check-debug): every VM suite again, on a kernel with
+# KASAN, lockdep, UBSAN, kmemleak, debug objects and KUnit. The kernel is
+# built once and cached (scripts/debug-kernel.sh); our modules are built
+# against it into $(DEBUG_O), so the stock build in the source tree is left
+# alone. Suites with <suite>_VM_LOCKDEP := 1 run first: after a KASAN report
+# lockdep switches itself off. scripts/vm/init.sh checks the checkers before
+# the first suite and scans kmemleak after each (nbvm.debug=1).
+#
+#   DEBUG_PROOF=uaf|sleep|leak|kunit (comma-separated)  plant that bug in
+#       the proof module (kernel/tests/proof), to see the tier fail
+# ---------------------------------------------------------------------------
+DEBUG_O := $(O)/debug
+DEBUG_KDIR = $(shell $(srctree)/scripts/debug-kernel.sh --dir)
+DEBUG_KVER = $(shell cat $(DEBUG_KDIR)/kernel.release)
+DEBUG_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $($(s)_VM_LOCKDEP),$(s))) \
+	$(foreach s,$(VM_SUITES),$(if $($(s)_VM_LOCKDEP),,$(s)))
+# TCG with KASAN and lockdep runs about three times slower: the time limits
+# grow by that, and tests see it as NBVM_TIME_SCALE.
+DEBUG_TIME_SCALE := 3
+DEBUG_VM_ENV = $(call vm_env,$(DEBUG_VM_SUITES)) KVER=$(DEBUG_KVER) \
+	MODDIR=$(DEBUG_KDIR)/modules/lib/modules/$(DEBUG_KVER) KO_DIR=$(DEBUG_O)/src \
+	VM_TIMEOUT_SCALE=$(DEBUG_TIME_SCALE) VM_MEM=$(or $(VM_MEM),1536)
+# pci=noacpi: under TCG the instrumented ACPI interpreter runs QEMU's PCI
+# interrupt routing method into its 30 s loop timeout; the BIOS table is
+# instant and gives the same routing.
+DEBUG_VM_ARGS = --name debug-vm --kernel $(DEBUG_KDIR)/bzImage --timeout 2400 \
+	--append "kasan_multi_shot pci=noacpi nbvm.debug=1 nbvm.timescale=$(DEBUG_TIME_SCALE) $(VM_APPEND)"
+
+.PHONY: debug-modules check-debug-vm vm-shell-debug
+
+debug-kernel:
+	$(Q)$(srctree)/scripts/debug-kernel.sh
+
+# 6.1's Kbuild writes objects next to the sources (M= has no output
+# directory), so build from a copy that keeps its objects between runs:
+# cp -p keeps the mtimes, and only changed sources recompile.
+DEBUG_SRCS = find Kbuild kernel uapi \( -name '*.[chS]' -o -name Kbuild -o -name Makefile \)
+debug-modules: debug-kernel
+	$(Q)mkdir -p $(DEBUG_O)/src
+	$(Q)cd $(DEBUG_O)/src && $(DEBUG_SRCS) -delete 2>/dev/null; find . -name '*.ko' -delete
+	$(Q)cd $(srctree) && $(DEBUG_SRCS) -exec cp -p --parents {} $(DEBUG_O)/src/ \;
+	$(Q)$(MAKE) -C $(DEBUG_KDIR)/build M=$(DEBUG_O)/src \
+		$(if $(DEBUG_PROOF),NAOBODY_PROOF=$(DEBUG_PROOF)) modules
+
+check-debug-vm: debug-modules userspace vm-programs
+	$(Q)$(DEBUG_VM_ENV) $(srctree)/scripts/vm/run.sh --test $(DEBUG_VM_ARGS) $(VM_ARGS)
+
+vm-shell-debug: debug-modules userspace vm-programs
+	$(Q)$(DEBUG_VM_ENV) $(srctree)/scripts/vm/run.sh --shell $(DEBUG_VM_ARGS) $(VM_ARGS)

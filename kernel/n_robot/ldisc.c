@@ -732,6 +732,8 @@ static void nr_close(struct tty_struct *tty)
 	if (!nr)
 		return;
 	clear_bit(TTY_DO_WRITE_WAKEUP, &tty->flags);
+	/* Set at open for whole-frame writes; not the next discipline's. */
+	clear_bit(TTY_NO_WRITE_SPLIT, &tty->flags);
 	cancel_work_sync(&nr->tx_work);
 	tty->disc_data = NULL;
 	nr_free_queue(&nr->rxq);

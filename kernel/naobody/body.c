@@ -11,8 +11,10 @@
  *     the measured ones, so nothing old applies afterwards;
  *   - ramping (the controller closed, released the role, or fell silent
  *     for controller_timeout_ms): stiffness falls linearly from what it
- *     was to 0 over ramp_ms, positions hold; a write from the controller
- *     ends the ramp;
+ *     was to 0 over ramp_ms, positions hold. The targets' stiffness is 0
+ *     from the start of the ramp, so nothing of the old controller's comes
+ *     back; only a write that sets stiffness ends the ramp. When the ramp
+ *     ends at 0, the position targets become the measured positions;
  *   - otherwise the controller's targets. Before any controller, every
  *     target is 0: the body starts limp.
  *
@@ -46,6 +48,23 @@ void naobody_boards_init(struct naobody_dev *nb)
 	}
 }
 
+/* After a reset: every board is asked again, and nothing is sent to any. */
+void naobody_boards_reset(struct naobody_dev *nb)
+{
+	unsigned long irqflags;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	nb->boards_accepted = 0;
+	nb->boards_alive = 0;
+	memset(nb->board_misses, 0, sizeof(nb->board_misses));
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	mutex_lock(&nb->info_lock);
+	memset(nb->boards, 0, sizeof(nb->boards));
+	naobody_boards_init(nb);
+	mutex_unlock(&nb->info_lock);
+	WRITE_ONCE(nb->startup_done, false);
+}
+
 /* --- safety ------------------------------------------------------------ */
 
 /* Caller holds nb->lock, for all four. */
@@ -58,6 +77,8 @@ void naobody_safety_stop(struct naobody_dev *nb, u32 reason)
 	nb->stop_reason = reason;
 	memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));
 	nb->ramping = false;
+	/* The next tick must carry it, even while backing off. */
+	nb->backoff = 0;
 	naobody_queue_event(nb, NAOBODY_EVENT_STOP, reason, 0);
 }
 
@@ -77,17 +98,25 @@ void naobody_safety_rearm(struct naobody_dev *nb)
 void naobody_safety_controller_lost(struct naobody_dev *nb)
 {
 	lockdep_assert_held(&nb->lock);
+	if (nb->lost)
+		return;
+	nb->lost = true;
 	naobody_queue_event(nb, NAOBODY_EVENT_CONTROLLER_LOST, 0, 0);
 	if (nb->stopped || nb->ramping)
 		return;
 	nb->ramping = true;
 	nb->ramp_start = ktime_get();
+	/* Ramp from what was sent; nothing of it survives the ramp. */
 	memcpy(nb->ramp_from, nb->target.stiffness, sizeof(nb->ramp_from));
+	memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));
 }
 
 /* The actuators this frame sends, after the policy above. */
 static void apply_safety(struct naobody_dev *nb, ktime_t now)
 {
+	/* Parameters root may change at any time: read each once. */
+	unsigned int timeout_ms = READ_ONCE(naobody_controller_timeout_ms);
+	unsigned int ramp_ms = READ_ONCE(naobody_ramp_ms);
 	struct naobody_actuators *a = &nb->sent;
 	unsigned int i;
 	s64 left_ms;
@@ -97,21 +126,23 @@ static void apply_safety(struct naobody_dev *nb, ktime_t now)
 		memset(a->stiffness, 0, sizeof(a->stiffness));
 		return;
 	}
-	if (nb->controller && !nb->ramping && naobody_controller_timeout_ms &&
-	    ktime_ms_delta(now, nb->last_command) > naobody_controller_timeout_ms)
+	if (nb->controller && !nb->lost && timeout_ms &&
+	    ktime_ms_delta(now, nb->last_command) > timeout_ms)
 		naobody_safety_controller_lost(nb);
 	if (!nb->ramping)
 		return;
 
-	left_ms = (s64)naobody_ramp_ms - ktime_ms_delta(now, nb->ramp_start);
-	if (left_ms <= 0 || !naobody_ramp_ms) {
+	left_ms = (s64)ramp_ms - ktime_ms_delta(now, nb->ramp_start);
+	if (left_ms <= 0) {
+		/* Limp now: hold where the joints are, not the old targets. */
 		nb->ramping = false;
-		memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));
-		memset(a->stiffness, 0, sizeof(a->stiffness));
+		memcpy(nb->target.position, nb->sensors.joint_position,
+		       sizeof(nb->target.position));
+		*a = nb->target;
 		return;
 	}
 	for (i = 0; i < NAOBODY_JOINTS; i++)
-		a->stiffness[i] = div_u64((u64)nb->ramp_from[i] * left_ms, naobody_ramp_ms);
+		a->stiffness[i] = div_u64((u64)nb->ramp_from[i] * left_ms, ramp_ms);
 }
 
 /* --- requests ---------------------------------------------------------- */
@@ -129,12 +160,16 @@ static void request_finish(struct naobody_request *r, int status)
 	complete(&r->done);
 }
 
-/* Put what fits of the waiting requests into plan. */
+/*
+ * Put what fits of the waiting requests into plan. They count as sent only
+ * once the frame is built: commit_requests().
+ */
 static void plan_requests(struct naobody_dev *nb, struct nb_out_plan *plan)
 {
 	struct naobody_request *r;
 
 	list_for_each_entry(r, &nb->requests, node) {
+		r->planned = false;
 		if (r->in_frame)
 			continue;
 		switch (r->type) {
@@ -169,6 +204,18 @@ static void plan_requests(struct naobody_dev *nb, struct nb_out_plan *plan)
 			plan->start |= BIT_ULL(r->board);
 			break;
 		}
+		r->planned = true;
+	}
+}
+
+static void commit_requests(struct naobody_dev *nb)
+{
+	struct naobody_request *r;
+
+	list_for_each_entry(r, &nb->requests, node) {
+		if (!r->planned)
+			continue;
+		r->planned = false;
 		r->in_frame = true;
 		r->waited = 0;
 		r->sends_left--;
@@ -257,11 +304,12 @@ int naobody_request_queue(struct naobody_dev *nb, struct naobody_request *r)
 	r->status = -EINPROGRESS;
 
 	spin_lock_irqsave(&nb->lock, irqflags);
-	if (naobody_gone(nb)) {
+	if (naobody_gone(nb) || test_bit(NAOBODY_HALTED, &nb->flags)) {
+		/* Gone, or quiesced for a suspend or a reset. */
+		r->status = naobody_gone(nb) ? -ENODEV : -ECANCELED;
 		spin_unlock_irqrestore(&nb->lock, irqflags);
-		r->status = -ENODEV;
 		complete(&r->done);
-		return -ENODEV;
+		return r->status;
 	}
 	list_add_tail(&r->node, &nb->requests);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
@@ -270,8 +318,8 @@ int naobody_request_queue(struct naobody_dev *nb, struct naobody_request *r)
 
 /*
  * Sleep until the cycle completes r. Returns its status: 0, -ETIMEDOUT
- * (no answer, or the cycle isn't running), -EIO, -ENODEV, or -EINTR on a
- * fatal signal.
+ * (no answer, or the cycle isn't running), -EIO, -ENODEV, -ECANCELED (a
+ * suspend or a reset), or -EINTR on a fatal signal.
  */
 int naobody_request_wait(struct naobody_dev *nb, struct naobody_request *r)
 {
@@ -319,11 +367,16 @@ int naobody_body_build_frame(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc)
 		.requests = NB_REQ_SENSORS | NB_REQ_CHEST_LED,
 	};
 
+	int ret;
+
 	lockdep_assert_held(&nb->lock);
 	apply_safety(nb, ktime_get());
 	plan_requests(nb, &plan);
 	nb->out_ok = false;
-	return nb_out_cycle(buf, cap, &nb->sent, &plan, crc);
+	ret = nb_out_cycle(buf, cap, &nb->sent, &plan, crc);
+	if (ret > 0)
+		commit_requests(nb);
+	return ret;
 }
 
 static void board_answered(struct naobody_dev *nb, unsigned int board)

@@ -35,6 +35,12 @@
 /* Consecutive cycles without an answer before backing off, and the cap. */
 #define NAOBODY_BACKOFF_AFTER		3
 #define NAOBODY_BACKOFF_MAX_TICKS	64
+/*
+ * Still none after this many: clear both bulk halts (the data toggles may
+ * disagree), and after this many, reset the device (post_reset starts over).
+ */
+#define NAOBODY_RECOVER_EVERY		20
+#define NAOBODY_RESET_AFTER		60
 
 static void chain_end(struct naobody_dev *nb, bool answered);
 
@@ -64,8 +70,8 @@ static void submit_step(struct naobody_dev *nb, struct urb *urb, enum naobody_st
 		chain_end(nb, false);
 		return;
 	}
-	hrtimer_start(&nb->step_timer, ms_to_ktime(NAOBODY_STEP_TIMEOUT_MS),
-		      HRTIMER_MODE_REL);
+	nb->step_deadline = ktime_add_ms(ktime_get(), NAOBODY_STEP_TIMEOUT_MS);
+	hrtimer_start(&nb->step_timer, nb->step_deadline, HRTIMER_MODE_ABS);
 }
 
 /* The chain is over: publish this cycle's record. Caller holds nb->lock. */
@@ -82,6 +88,11 @@ static void chain_end(struct naobody_dev *nb, bool answered)
 		if (nb->fails >= NAOBODY_BACKOFF_AFTER)
 			nb->backoff = min(1U << min(nb->fails - NAOBODY_BACKOFF_AFTER, 6U),
 					  (unsigned int)NAOBODY_BACKOFF_MAX_TICKS);
+		if (!(nb->fails % NAOBODY_RECOVER_EVERY) &&
+		    !test_and_set_bit(NAOBODY_RECOVERING, &nb->flags)) {
+			nb->recover_all = true;
+			schedule_work(&nb->recovery_work);
+		}
 	}
 	naobody_body_publish(nb, ktime_get());
 }
@@ -92,6 +103,7 @@ static void stall(struct naobody_dev *nb, int pipe)
 	nb->stats.stalls++;
 	nb->errors |= NAOBODY_ERR_STALL;
 	nb->stalled_pipe = pipe;
+	nb->recover_all = false;
 	set_bit(NAOBODY_RECOVERING, &nb->flags);
 	schedule_work(&nb->recovery_work);
 }
@@ -119,12 +131,17 @@ static enum step_result step_result(struct naobody_dev *nb, struct urb *urb, int
 	switch (status) {
 	case -ENOENT:
 	case -ECONNRESET:
+		/* Killed by us on the way down: stop here, quietly. */
+		if (test_bit(NAOBODY_HALTED, &nb->flags))
+			goto quiet;
+		/* An unlink that wasn't ours to expect: end the cycle properly. */
+		nb->stats.io_errors++;
+		nb->errors |= NAOBODY_ERR_IO;
+		break;
 	case -ESHUTDOWN:
 	case -ENODEV:
-		/* Killed or unlinked by us, or the device is gone. */
-		hrtimer_try_to_cancel(&nb->step_timer);
-		nb->step = NAOBODY_STEP_IDLE;
-		return STEP_DONE;
+		/* The device is gone; disconnect follows. */
+		goto quiet;
 	case -EPIPE:
 		stall(nb, pipe);
 		break;
@@ -135,6 +152,10 @@ static enum step_result step_result(struct naobody_dev *nb, struct urb *urb, int
 		break;
 	}
 	chain_end(nb, false);
+	return STEP_DONE;
+quiet:
+	hrtimer_try_to_cancel(&nb->step_timer);
+	nb->step = NAOBODY_STEP_IDLE;
 	return STEP_DONE;
 }
 
@@ -257,7 +278,13 @@ static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
 
 	spin_lock_irqsave(&nb->lock, irqflags);
 	urb = step_urb(nb);
-	if (!urb || nb->step_timed_out || test_bit(NAOBODY_HALTED, &nb->flags)) {
+	/*
+	 * The step we were armed for may have completed while we waited for
+	 * the lock, and the next one re-armed us: its deadline isn't due.
+	 * (Returning NORESTART leaves a re-armed timer queued.)
+	 */
+	if (!urb || nb->step_timed_out || test_bit(NAOBODY_HALTED, &nb->flags) ||
+	    ktime_before(ktime_get(), nb->step_deadline)) {
 		spin_unlock_irqrestore(&nb->lock, irqflags);
 		return HRTIMER_NORESTART;
 	}
@@ -265,9 +292,11 @@ static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
 	trace_naobody_step_timeout(nb->index, nb->chain_cycle, nb->step, 0);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 
-	/* Not under nb->lock: the HCD may complete the URB right here. Each
-	 * step has its own URB, and none is resubmitted before the next tick,
-	 * so urb cannot be a new submission by now.
+	/*
+	 * Not under nb->lock: the HCD may complete the URB right here. If we
+	 * were delayed past this step's completion and its URB went out again
+	 * (a preempted soft timer on PREEMPT_RT), the stale unlink costs one
+	 * cycle: its completion ends that chain with an I/O error.
 	 */
 	usb_unlink_urb(urb);
 	return HRTIMER_NORESTART;
@@ -354,18 +383,43 @@ void naobody_cycle_stop(struct naobody_dev *nb)
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 }
 
+static void clear_halt(struct naobody_dev *nb, int pipe)
+{
+	int ret = usb_clear_halt(nb->udev, pipe);
+
+	if (ret)
+		dev_dbg(&nb->intf->dev, "clearing the halt failed: %pe\n", ERR_PTR(ret));
+}
+
+/*
+ * A stalled bulk endpoint (stalled_pipe), or a board that has not answered
+ * for NAOBODY_RECOVER_EVERY cycles (recover_all: both endpoints, and a
+ * reset after NAOBODY_RESET_AFTER).
+ */
 void naobody_recovery_work(struct work_struct *work)
 {
 	struct naobody_dev *nb = container_of(work, struct naobody_dev, recovery_work);
-	int pipe, ret;
+	unsigned int fails;
+	bool all;
+	int pipe;
 
 	mutex_lock(&nb->io_mutex);
 	pipe = READ_ONCE(nb->stalled_pipe);
-	if (!naobody_gone(nb) && usb_pipebulk(pipe)) {
-		ret = usb_clear_halt(nb->udev, pipe);
-		if (ret)
-			dev_dbg(&nb->intf->dev, "clearing the halt failed: %pe\n",
-				ERR_PTR(ret));
+	all = READ_ONCE(nb->recover_all);
+	fails = READ_ONCE(nb->fails);
+	if (!naobody_gone(nb)) {
+		if (all) {
+			clear_halt(nb, nb->out_pipe);
+			clear_halt(nb, nb->in_pipe);
+			if (fails >= NAOBODY_RESET_AFTER) {
+				dev_warn(&nb->intf->dev,
+					 "no answer for %u cycles: resetting the chest board\n",
+					 fails);
+				usb_queue_reset_device(nb->intf);
+			}
+		} else if (usb_pipebulk(pipe)) {
+			clear_halt(nb, pipe);
+		}
 	}
 	clear_bit(NAOBODY_RECOVERING, &nb->flags);
 	mutex_unlock(&nb->io_mutex);
@@ -421,7 +475,7 @@ int naobody_cycle_init(struct naobody_dev *nb)
 	naobody_hrtimer_setup(&nb->timer, cycle_timer_fn, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS);
 	naobody_hrtimer_setup(&nb->step_timer, step_timer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_REL);
+			      HRTIMER_MODE_ABS);
 	set_bit(NAOBODY_HALTED, &nb->flags);
 	return 0;
 }

@@ -20,6 +20,21 @@
 #include "naobody.h"
 #include "compat.h"
 
+/* The ABI: sizes (the same on i386 and x86-64) userspace was built with. */
+static_assert(sizeof(struct naobody_sensors) == 432);
+static_assert(sizeof(struct naobody_actuators) == 160);
+static_assert(sizeof(struct naobody_command) == 176);
+static_assert(sizeof(struct naobody_record) == 640);
+static_assert(sizeof(struct naobody_ring_header) == 72);
+static_assert(sizeof(struct naobody_info) == 104);
+static_assert(sizeof(struct naobody_board) == 48);
+static_assert(sizeof(struct naobody_boards) == 16);
+static_assert(sizeof(struct naobody_prefs) == 16);
+static_assert(sizeof(struct naobody_chest_id) == 32);
+static_assert(sizeof(struct naobody_chest_mode) == 16);
+static_assert(sizeof(struct naobody_harakiri) == 8);
+static_assert(sizeof(struct naobody_stop) == 8);
+
 /* Per open file. */
 struct naobody_file {
 	struct naobody_dev *nb;
@@ -51,8 +66,9 @@ static int claim_locked(struct naobody_dev *nb, struct naobody_file *f)
 	if (nb->controller && nb->controller != f)
 		return -EBUSY;
 	nb->controller = f;
-	nb->ramping = false;
+	nb->lost = false;
 	nb->last_command = ktime_get();
+	/* A ramp in progress goes on until this controller sets stiffness. */
 	return 0;
 }
 
@@ -155,7 +171,7 @@ static ssize_t naobody_read(struct file *file, char __user *buf, size_t count,
 			return ret;
 	}
 
-	rec = kmalloc(sizeof(*rec), GFP_KERNEL);
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
 	if (!rec)
 		return -ENOMEM;
 	spin_lock_irqsave(&nb->lock, irqflags);
@@ -216,11 +232,14 @@ static ssize_t naobody_write(struct file *file, const char __user *buf,
 		return -EPERM;
 	}
 	nb->last_command = ktime_get();
-	nb->ramping = false;
+	nb->lost = false;
 	/* While the death switch is latched, commands are accepted and
 	 * dropped: nothing of them applies after REARM either.
 	 */
 	if (!nb->stopped) {
+		/* Setting stiffness ends a ramp; nothing else does. */
+		if (cmd.flags & NAOBODY_SET_STIFFNESS)
+			nb->ramping = false;
 		if (cmd.flags & NAOBODY_SET_POSITION)
 			memcpy(nb->target.position, set->position, sizeof(set->position));
 		if (cmd.flags & NAOBODY_SET_STIFFNESS)
@@ -248,7 +267,8 @@ static __poll_t naobody_poll(struct file *file, poll_table *wait)
 		return EPOLLHUP | EPOLLERR;
 	if (naobody_ring_head(&nb->ring) != f->seen)
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (file->f_mode & FMODE_WRITE)
+	/* Only the controller may write; a command never has to wait. */
+	if (READ_ONCE(nb->controller) == f)
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	return mask;
 }
@@ -322,22 +342,33 @@ static long ioctl_rearm(struct naobody_dev *nb)
 static long ioctl_get_prefs(struct naobody_dev *nb, void __user *arg)
 {
 	struct naobody_prefs p;
+	bool read, valid;
+	u8 *block;
 	long ret = 0;
 
 	if (copy_from_user(&p, arg, sizeof(p)))
 		return -EFAULT;
 	if (p.flags)
 		return -EINVAL;
+	/* Copy out of the lock: a user page can fault for as long as it likes. */
+	block = kmalloc(NAOBODY_PREFS_SIZE, GFP_KERNEL);
+	if (!block)
+		return -ENOMEM;
 	mutex_lock(&nb->info_lock);
-	if (!nb->prefs_read)
+	read = nb->prefs_read;
+	valid = nb->prefs_valid;
+	memcpy(block, nb->prefs, NAOBODY_PREFS_SIZE);
+	mutex_unlock(&nb->info_lock);
+
+	if (!read)
 		ret = -ENODATA;
 	else if (p.size < NAOBODY_PREFS_SIZE)
 		ret = -ENOSPC;
-	else if (copy_to_user(u64_to_user_ptr(p.data), nb->prefs, NAOBODY_PREFS_SIZE))
+	else if (copy_to_user(u64_to_user_ptr(p.data), block, NAOBODY_PREFS_SIZE))
 		ret = -EFAULT;
-	else if (nb->prefs_valid)
+	else if (valid)
 		p.flags = NAOBODY_PREFS_VALID;
-	mutex_unlock(&nb->info_lock);
+	kfree(block);
 	if (ret && ret != -ENOSPC)
 		return ret;
 	/* Also on ENOSPC: size tells the caller what is needed. */

@@ -79,6 +79,9 @@ void naobody_queue_event(struct naobody_dev *nb, u32 event, u32 a, u32 b)
 	};
 
 	lockdep_assert_held(&nb->lock);
+	/* After disconnect only its own event goes out: the work is flushed. */
+	if (naobody_gone(nb) && event != NAOBODY_EVENT_DISCONNECT)
+		return;
 	if (!kfifo_put(&nb->events, ev)) {
 		nb->stats.events_dropped++;
 		return;

@@ -55,6 +55,8 @@ static void naobody_dev_release(struct kref *kref)
 {
 	struct naobody_dev *nb = container_of(kref, struct naobody_dev, kref);
 
+	/* A file closed after disconnect may have queued an event. */
+	cancel_work_sync(&nb->event_work);
 	naobody_ring_free(&nb->ring);
 	naobody_cycle_free(nb);
 	kfree(nb->prefs);
@@ -63,9 +65,42 @@ static void naobody_dev_release(struct kref *kref)
 	kfree(nb);
 }
 
+/* The last put waits for the event work: process context only. */
 void naobody_dev_put(struct naobody_dev *nb)
 {
+	might_sleep();
 	kref_put(&nb->kref, naobody_dev_release);
+}
+
+/*
+ * Stop everything that talks to the board: the cycle, the requests riding
+ * in it (they fail with -ECANCELED; new ones are refused while the cycle is
+ * halted) and the work items. Sleeps; returns promptly.
+ */
+void naobody_quiesce(struct naobody_dev *nb)
+{
+	unsigned long irqflags;
+
+	naobody_cycle_stop(nb);
+	spin_lock_irqsave(&nb->lock, irqflags);
+	naobody_requests_fail_all(nb, -ECANCELED);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	cancel_work_sync(&nb->startup_work);
+	cancel_work_sync(&nb->recovery_work);
+}
+
+/* After a reset or a lost power: the board starts over, and so do we. */
+static int restart(struct naobody_dev *nb)
+{
+	int ret;
+
+	naobody_boards_reset(nb);
+	ret = naobody_startup_probe(nb);
+	if (ret)
+		return ret;
+	naobody_cycle_start(nb);
+	schedule_work(&nb->startup_work);
+	return 0;
 }
 
 /* About 10 s of history at the cycle period, as a power of two. */
@@ -148,8 +183,7 @@ static void naobody_disconnect(struct usb_interface *intf)
 	struct naobody_dev *nb = usb_get_intfdata(intf);
 	unsigned long irqflags;
 
-	naobody_chrdev_remove(nb);
-
+	/* Open files fail with ENODEV from here; new opens too. */
 	set_bit(NAOBODY_GONE, &nb->flags);
 	spin_lock_irqsave(&nb->lock, irqflags);
 	naobody_requests_fail_all(nb, -ENODEV);
@@ -158,13 +192,13 @@ static void naobody_disconnect(struct usb_interface *intf)
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 	wake_up_interruptible_all(&nb->wait);
 
-	naobody_cycle_stop(nb);
-	cancel_work_sync(&nb->startup_work);
-	cancel_work_sync(&nb->recovery_work);
+	naobody_quiesce(nb);
 	/* Whoever held io_mutex for the hardware has seen NAOBODY_GONE. */
 	mutex_lock(&nb->io_mutex);
 	mutex_unlock(&nb->io_mutex);
+	/* The event names our index: send it before the index is reused. */
 	flush_work(&nb->event_work);
+	naobody_chrdev_remove(nb);
 
 	usb_set_intfdata(intf, NULL);
 	dev_info(&intf->dev, "chest board disconnected\n");
@@ -178,53 +212,50 @@ static int naobody_suspend(struct usb_interface *intf, pm_message_t message)
 	/* The cycle never idles: no autosuspend while bound. */
 	if (PMSG_IS_AUTO(message))
 		return -EBUSY;
-	naobody_cycle_stop(nb);
+	naobody_quiesce(nb);
 	return 0;
 }
 
+/* The board kept its state: carry on, and finish a start-up cut short. */
 static int naobody_resume(struct usb_interface *intf)
 {
 	struct naobody_dev *nb = usb_get_intfdata(intf);
 
 	naobody_cycle_start(nb);
+	if (!READ_ONCE(nb->startup_done))
+		schedule_work(&nb->startup_work);
 	return 0;
 }
 
-/* The board lost its state: start over, as at probe. */
+/* The board lost its state: start over, as at probe; else ask for a reset. */
 static int naobody_reset_resume(struct usb_interface *intf)
 {
 	struct naobody_dev *nb = usb_get_intfdata(intf);
 	int ret;
 
-	ret = naobody_startup_probe(nb);
+	ret = restart(nb);
 	if (ret)
-		return ret;
-	naobody_cycle_start(nb);
-	schedule_work(&nb->startup_work);
-	return 0;
+		usb_queue_reset_device(intf);
+	return ret;
 }
 
-/* io_mutex spans the reset, so no ioctl reaches the board meanwhile. */
+/* io_mutex spans the reset: the recovery work can't touch an endpoint. */
 static int naobody_pre_reset(struct usb_interface *intf)
 {
 	struct naobody_dev *nb = usb_get_intfdata(intf);
 
-	cancel_work_sync(&nb->startup_work);
+	naobody_quiesce(nb);
 	mutex_lock(&nb->io_mutex);
-	naobody_cycle_stop(nb);
 	return 0;
 }
 
+/* A failure here makes the USB core rebind the driver. */
 static int naobody_post_reset(struct usb_interface *intf)
 {
 	struct naobody_dev *nb = usb_get_intfdata(intf);
 	int ret;
 
-	ret = naobody_startup_probe(nb);
-	if (!ret) {
-		naobody_cycle_start(nb);
-		schedule_work(&nb->startup_work);
-	}
+	ret = restart(nb);
 	mutex_unlock(&nb->io_mutex);
 	return ret;
 }

@@ -115,6 +115,7 @@ struct naobody_request {
 	u16 param;
 	u8 sends_left;			/* frames it may still go out in */
 	u8 waited;			/* cycles waited for the current answer */
+	bool planned;			/* chosen for the frame being built */
 	bool in_frame;			/* went out; waiting for its answer */
 	u8 value;			/* answer: chest mode result */
 	u8 answer_len;
@@ -139,8 +140,9 @@ struct naobody_dev {
 
 	unsigned int out_pipe, in_pipe;
 
-	/* Serialises process-context users of the hardware (recovery, chest
-	 * board requests) against disconnect, suspend and reset.
+	/* Held by the recovery work while it touches an endpoint, and across
+	 * a reset (pre_reset to post_reset); disconnect takes it once to wait
+	 * for a holder. Requests need no lock: the cycle carries them.
 	 */
 	struct mutex io_mutex;
 	/* What start-up learned (prefs, ids, boards), for the ioctls. */
@@ -157,6 +159,7 @@ struct naobody_dev {
 	struct usb_ctrlrequest *ack_setup, *status_setup;
 	enum naobody_step step;
 	bool step_timed_out;
+	ktime_t step_deadline;		/* when the step in flight times out */
 	u32 out_len;
 	u32 out_crc;
 	bool out_ok;			/* this cycle's OUT frame went out */
@@ -167,6 +170,7 @@ struct naobody_dev {
 	unsigned int fails;		/* consecutive cycles without an answer */
 	unsigned int backoff;		/* ticks to skip before the next try */
 	int stalled_pipe;		/* for the recovery work */
+	bool recover_all;		/* ...or both bulk endpoints, maybe a reset */
 	struct naobody_stats stats;
 	u16 chest_status;		/* the last 0x15 answer */
 
@@ -185,6 +189,7 @@ struct naobody_dev {
 	u32 stop_reason;
 	const void *controller;		/* the controlling file, or NULL */
 	ktime_t last_command;
+	bool lost;			/* controller lost; cleared by a write, a claim */
 	bool ramping;
 	ktime_t ramp_start;
 	u16 ramp_from[NAOBODY_JOINTS];
@@ -203,6 +208,7 @@ struct naobody_dev {
 	struct naobody_ring ring;
 	wait_queue_head_t wait;		/* readers, woken per record */
 
+	bool startup_done;		/* the start-up work ran to its end */
 	struct work_struct startup_work;
 	struct work_struct recovery_work;
 	struct work_struct event_work;
@@ -218,6 +224,8 @@ static inline bool naobody_gone(struct naobody_dev *nb)
 	return test_bit(NAOBODY_GONE, &nb->flags);
 }
 
+void naobody_quiesce(struct naobody_dev *nb);
+
 /* --- cycle.c --------------------------------------------------------- */
 int naobody_cycle_init(struct naobody_dev *nb);
 void naobody_cycle_free(struct naobody_dev *nb);
@@ -227,6 +235,7 @@ void naobody_recovery_work(struct work_struct *work);
 
 /* --- body.c ---------------------------------------------------------- */
 void naobody_boards_init(struct naobody_dev *nb);
+void naobody_boards_reset(struct naobody_dev *nb);
 int naobody_body_build_frame(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc);
 void naobody_body_take_answer(struct naobody_dev *nb, const u8 *buf, u32 len);
 void naobody_body_no_answer(struct naobody_dev *nb);

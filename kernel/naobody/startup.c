@@ -214,4 +214,7 @@ void naobody_startup_work(struct work_struct *work)
 	read_ids(nb, r);
 	kfree(r);
 	handshake(nb);
+	/* Cut short by a suspend, it runs again at resume. */
+	if (!startup_cancelled(nb))
+		WRITE_ONCE(nb->startup_done, true);
 }

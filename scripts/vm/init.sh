@@ -45,6 +45,11 @@ arg() {
 }
 mode=$(arg nbvm.mode)
 filter=$(arg nbvm.filter)
+debug=$(arg nbvm.debug)
+# How much slower than the stock kernel this VM runs (3 on the debug
+# kernel), for tests whose waits or rates depend on it.
+NBVM_TIME_SCALE=$(arg nbvm.timescale)
+export NBVM_TIME_SCALE=${NBVM_TIME_SCALE:-1}
 
 # Does "suite/prog" pass the comma-separated filter of suite or suite/prog?
 selected() {
@@ -57,13 +62,125 @@ selected() {
 	return 1
 }
 
+# --- the debug tier (nbvm.debug=1) -----------------------------------------
+# The checkers' own checks. They report on the results port like programs, so
+# they count like tests and a failure names its suite: debug/checkers before
+# the first suite (fails closed on a kernel that lacks a checker the tier
+# promises), and <suite>/debug-checks after each suite.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# Objects younger than 5 s are never reported, and a pointer left in a stale
+# stack slot can hide a leak from one scan: wait, then scan twice.
+kmemleak_scan() {
+	sleep 5
+	echo scan >$KMEMLEAK && echo scan >$KMEMLEAK
+}
+
+# 1 while lockdep is on. A KASAN report, a lockdep report or a taint that
+# makes lock state unreliable turns it off for the rest of the boot.
+debug_locks() {
+	sed -n 's/^ *debug_locks: *//p' /proc/lockdep_stats 2>/dev/null
+}
+
+has_sym() {
+	grep -q " $1\$" /proc/kallsyms
+}
+
+# check N DESCRIPTION COMMAND...: one TAP line.
+check() {
+	n=$1 desc=$2
+	shift 2
+	if "$@" >/dev/null 2>&1; then echo "ok $n $desc"; else echo "not ok $n $desc"; fi
+}
+
+kasan_on() { has_sym kasan_report && grep -qw kasan_multi_shot /proc/cmdline; }
+lockdep_on() { [ "$(debug_locks)" = 1 ]; }
+# Forget what boot left behind: later scans report only what the suites leak.
+kmemleak_baseline() { kmemleak_scan && echo clear >$KMEMLEAK; }
+
+debug_preflight() {
+	echo "### BEGIN debug/checkers" >&3
+	echo "naobody-vm: RUN debug/checkers" >/dev/kmsg
+	{
+		echo "1..7"
+		check 1 "KASAN is on, in multi-shot mode" kasan_on
+		check 2 "lockdep is on" lockdep_on
+		check 3 "sleeping in atomic context is checked" has_sym __might_sleep
+		check 4 "UBSAN is on" has_sym __ubsan_handle_shift_out_of_bounds
+		check 5 "debug objects are on" has_sym debug_object_init
+		check 6 "KUnit reports in debugfs" test -d /sys/kernel/debug/kunit
+		check 7 "kmemleak is on and scans" kmemleak_baseline
+	} >&3 2>&3
+	echo "### END debug/checkers rc=0" >&3
+	lockdep_was=$(debug_locks)
+}
+
+# Where the first leaked object was allocated: its first frame in a module,
+# else its first frame outside the allocators, and the task. kmemleak names
+# frames when it is read, so a module unloaded by then shows as a bare
+# address: the first named caller after it says where it came from.
+leak_site() {
+	awk '/^unreferenced object/ { n++ }
+	n == 1 && /^ +comm "/ { split($0, c, "\""); comm = c[2] }
+	n == 1 && /^ +\[</ {
+		sub(/^ +\[<[0-9a-f]+>\] /, "")
+		if (/^0x/) { if (!raw && !mod) raw = $0; next }
+		if (/alloc|slab|kmem_cache|kmemleak|kstrdup|kmemdup/) next
+		if (!mod && / \[[A-Za-z0-9_]+\]$/) mod = $0
+		if (!named) named = $0
+	}
+	END {
+		if (mod) site = mod
+		else if (raw) site = raw ", in a module unloaded since, called from " named
+		else site = named ? named : "an unknown function"
+		print site " (task " comm ")"
+	}' $KMEMLEAK
+}
+
+# debug_after_suite SUITE PROGRAMS: kmemleak, then lockdep.
+debug_after_suite() {
+	echo "### BEGIN $1/debug-checks" >&3
+	echo "naobody-vm: RUN $1/debug-checks" >/dev/kmsg
+	{
+		echo "1..2"
+		leaks= t0=$(date +%s)
+		kmemleak_scan && leaks=$(grep -c '^unreferenced object' $KMEMLEAK)
+		echo "# kmemleak: waited and scanned for $(($(date +%s) - t0)) s"
+		case "$leaks" in
+		"") echo "not ok 1 kmemleak: scan failed after suite $1" ;;
+		0) echo "ok 1 kmemleak: nothing leaked" ;;
+		*)
+			sed 's/^/# /' $KMEMLEAK
+			echo "not ok 1 kmemleak: $leaks object(s) leaked during suite $1 ($2), allocated by $(leak_site)"
+			echo clear >$KMEMLEAK
+			;;
+		esac
+		now=$(debug_locks)
+		if [ "$now" = 1 ]; then
+			echo "ok 2 lockdep: still on"
+		elif [ "$lockdep_was" != 1 ]; then
+			echo "ok 2 lockdep # SKIP off since an earlier suite"
+		elif dmesg | grep -qE 'BUG:|WARNING:|UBSAN|Oops|general protection'; then
+			# That report fails the run already (scripts/vm/verdict.py).
+			echo "ok 2 lockdep # SKIP switched off during suite $1 by a kernel report; later suites run without it"
+		else
+			echo "not ok 2 lockdep: switched off during suite $1 without a report"
+		fi
+		lockdep_was=$now
+	} >&3 2>&3
+	echo "### END $1/debug-checks rc=0" >&3
+}
+
 run_tests() {
 	exec 3>/dev/ttyS1
 	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	[ "$debug" = 1 ] && debug_preflight
 	for suite in $(cat /tests/.suites); do
 		limit=$(cat "/tests/$suite/.timeout")
+		ran=
 		for prog in $(cat "/tests/$suite/.progs"); do
 			selected "$suite/$prog" || continue
+			ran="${ran:+$ran }$prog"
 			echo "### BEGIN $suite/$prog" >&3
 			echo "naobody-vm: RUN $suite/$prog" > /dev/kmsg
 			(cd "/tests/$suite" && exec timeout -s KILL "$limit" "./$prog") \
@@ -72,6 +189,7 @@ run_tests() {
 			echo "naobody-vm: END $suite/$prog rc=$rc" > /dev/kmsg
 			echo "### END $suite/$prog rc=$rc" >&3
 		done
+		[ "$debug" = 1 ] && [ -n "$ran" ] && debug_after_suite "$suite" "$ran"
 	done
 	echo "### DONE" >&3
 	exec 3>&-

@@ -9,7 +9,9 @@
 # Usage: mkinitramfs.sh OUTPUT.cpio
 # Environment (set by the Makefile): srctree O KVER VM_SUITES VM_KMODS VM_FILES
 #   and <suite>_VM_PROGS for each suite; MODDIR overrides /lib/modules/$KVER
-#   (the debug tier points it at its own kernel's modules).
+#   (the debug tier points it at its own kernel's modules), KO_DIR where our
+#   modules are (default $srctree/kernel; the debug tier builds them
+#   elsewhere), VM_TIMEOUT_SCALE multiplies each suite's time limit.
 set -euo pipefail
 
 out=$1
@@ -65,7 +67,7 @@ done
 mkdir -p "$root/lib/modules/$KVER/extra"
 while IFS= read -r ko; do
 	cp "$ko" "$root/lib/modules/$KVER/extra/"
-done < <(find "$srctree/kernel" -name '*.ko')
+done < <(find "${KO_DIR:-$srctree/kernel}" -name '*.ko')
 depmod -b "$root" "$KVER"
 
 # --- programs, tests, files ----------------------------------------------
@@ -85,7 +87,7 @@ for s in ${VM_SUITES:-}; do
 		echo "$p" >> "$root/tests/$s/.progs"
 	done
 	timeout_var="${s}_VM_TIMEOUT"
-	echo "${!timeout_var:-300}" > "$root/tests/$s/.timeout"
+	echo $((${!timeout_var:-300} * ${VM_TIMEOUT_SCALE:-1})) > "$root/tests/$s/.timeout"
 	echo "$s" >> "$root/tests/.suites"
 done
 # VM_FILES entries are suite=path (path relative to the source tree). Those

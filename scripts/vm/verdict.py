@@ -55,27 +55,42 @@ def split_blocks(lines):
         yield prog, body, None
 
 
+# The line that opens a kernel report. SPLATS lines that follow it while the
+# same test runs ("Call Trace:" and the rest of a KASAN report, say) belong
+# to that report; a report repeated word for word (a bug hit in a loop,
+# with kasan_multi_shot) counts once per test.
+HEADLINE = re.compile(
+    r"Oops|BUG:|WARNING:|UBSAN|general protection|unreferenced object|"
+    r"possible circular locking|sleeping function called"
+)
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+# Context lines that say nothing to a reader: unreliable frames, registers.
+NOISE = re.compile(r"^\s+\? |^(RSP|RAX|RDX|RBP|R10|R13|Code):")
+
+
 def console_splats(lines):
-    """Yield (test running at the time, first line, context) per splat."""
+    """Yield (test running at the time, first line, context) per report."""
     running = "boot"
-    i = 0
-    while i < len(lines):
-        line = lines[i]
+    seen = set()
+    in_report = False
+    for i, line in enumerate(lines):
         m = RUN_MARK.search(line)
         if m:
-            running = m.group(1)
-        elif SPLATS.search(line) and "naobody-vm:" not in line:
-            context = lines[i : i + 25]
-            yield running, line.strip(), context
-            # One report per splat: skip the rest of its trace.
-            j = i + 1
-            while j < len(lines) and not RUN_MARK.search(lines[j]) and (
-                SPLATS.search(lines[j]) or re.match(r"^\[\s*\d+\.\d+\]\s+(\s|\?|<|RIP|R[A-Z0-9]{2}:|Code:|---)", lines[j])
-            ):
-                j += 1
-            i = j
+            running, seen, in_report = m.group(1), set(), False
             continue
-        i += 1
+        if "naobody-vm:" in line or not SPLATS.search(line):
+            continue
+        text = TIMESTAMP.sub("", line).strip()
+        if HEADLINE.search(text):
+            key = re.sub(r"0x[0-9a-f]+|[0-9a-f]{8,}", "", text)
+            if key in seen:
+                continue
+            seen.add(key)
+        elif in_report:
+            continue
+        in_report = True
+        context = [l for l in lines[i : i + 60] if not NOISE.search(TIMESTAMP.sub("", l))]
+        yield running, text, context[:25]
 
 
 def main():

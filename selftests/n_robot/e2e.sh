@@ -116,7 +116,7 @@ check "libcm5 recovers from lost requests (500 ms, flush, retry)" sh -c \
 start_emu cm5-emu --bootloader
 head -c 1500 /dev/urandom >"$work/fw.bin"
 check "cm5ctl flash: banner, load, verify" sh -c \
-	'cm5ctl -d '"$work/tty"' --step-ms 400 flash '"$work/fw.bin"' 2>'"$work/flash.err"' | grep -q "flashed and verified 1500 bytes" && grep -q "verifying" '"$work/flash.err"
+	'cm5ctl -d '"$work/tty"' --step-ms '$((400 * ${NBVM_TIME_SCALE:-1}))' flash '"$work/fw.bin"' 2>'"$work/flash.err"' | grep -q "flashed and verified 1500 bytes" && grep -q "verifying" '"$work/flash.err"
 stop_emu
 
 # ---- PAROL6 -------------------------------------------------------------

@@ -251,6 +251,76 @@ TEST_F(control, a_silent_controller_ramps_down_until_it_writes_again)
 	EXPECT_EQ(0, wait_stiffness(&self->t.emu, 1000, &seq, 200));
 }
 
+/* A new controller mid-ramp: the old stiffness never comes back. */
+TEST_F(control, a_new_controller_does_not_undo_the_ramp)
+{
+	static struct nb_emu_frame f[MAX_FRAMES];
+	struct naobody_actuators a;
+	struct nb_device *b;
+	uint64_t seq, claim_ns;
+	int n, lo, hi, prev = 1000;
+
+	all_joints(&a, 0, 1000);
+	ASSERT_EQ(0, nb_command_counts(self->ctl, &a, NAOBODY_SET_ALL));
+	ASSERT_EQ(0, wait_stiffness(&self->t.emu, 1000, &seq, 200));
+	nb_close(self->ctl);
+	self->ctl = NULL;
+	usleep(200000);		/* some way into the ramp */
+	b = nb_open(NULL, NB_OPEN_CONTROL);
+	ASSERT_NE(NULL, b);
+	claim_ns = nbt_now_ns();
+	/* Positions only: the ramp goes on. */
+	all_joints(&a, 50, 0);
+	ASSERT_EQ(0, nb_command_counts(b, &a, NAOBODY_SET_POSITION));
+	ASSERT_EQ(0, nb_emu_wait_frames(&self->t.emu, seq + 120, 8000));
+	n = nb_emu_frames(&self->t.emu, seq, f, MAX_FRAMES);
+	for (int i = 0; i < n; i++) {
+		if (!f[i].targets)
+			continue;
+		stiffness_range(&f[i], &lo, &hi);
+		EXPECT_LE(hi, prev) {
+			TH_LOG("frame %llu: stiffness rose to %d (claim at +%lld ms)",
+			       (unsigned long long)f[i].seq, hi,
+			       (long long)(f[i].rx_ns - claim_ns) / 1000000);
+		}
+		prev = hi;
+	}
+	EXPECT_EQ(0, prev);
+	/* Setting stiffness ends it: the new controller's value applies. */
+	all_joints(&a, 50, 300);
+	ASSERT_EQ(0, nb_command_counts(b, &a, NAOBODY_SET_STIFFNESS));
+	EXPECT_EQ(0, wait_stiffness(&self->t.emu, 300, &seq, 200));
+	nb_close(b);
+}
+
+/* Silent for good: one ramp and one loss, not one per ramp_ms. */
+TEST_F(control, a_silent_controller_is_lost_once)
+{
+	struct naobody_actuators a;
+	struct naobody_record rec;
+	uint64_t seq, end;
+	int ramping = 0, ended = 0, again = 0;
+
+	all_joints(&a, 0, 800);
+	ASSERT_EQ(0, nb_command_counts(self->ctl, &a, NAOBODY_SET_ALL));
+	ASSERT_EQ(0, wait_stiffness(&self->t.emu, 800, &seq, 200));
+	nbt_skip_to_newest(self->t.dev);
+	/* 100 ms of silence, a 1 s ramp, then 2 s more: ramping only once. */
+	end = nbt_now_ns() + 3500 * 1000000ull;
+	while (nbt_now_ns() < end && nb_next(self->t.dev, &rec, 2000) == 1) {
+		int r = !!(rec.flags & NAOBODY_REC_RAMPING);
+
+		if (r && !ramping && ended)
+			again++;
+		if (!r && ramping)
+			ended = 1;
+		ramping = r;
+	}
+	EXPECT_TRUE(ended);
+	EXPECT_EQ(0, again);
+	EXPECT_EQ(0, rec.commanded.stiffness[0]);
+}
+
 TEST_F(control, one_controller_at_a_time)
 {
 	struct nb_device *other;

@@ -124,6 +124,33 @@ TEST_F(lifetime, disconnect_with_open_mappings_and_a_blocked_poller)
 	}
 }
 
+/* The controller closes after the board is gone (its last reference). */
+TEST_F(lifetime, the_controller_closes_after_disconnect)
+{
+	struct naobody_actuators a = { 0 };
+	struct nb_device *ctl = nb_open(NULL, NB_OPEN_CONTROL);
+
+	ASSERT_NE(NULL, ctl);
+	a.stiffness[0] = 500;
+	EXPECT_EQ(0, nb_command_counts(ctl, &a, NAOBODY_SET_ALL));
+	ASSERT_EQ(0, nb_emu_disconnect(&self->t.emu));
+	for (int i = 0; i < 250 && !(self->hdr->flags & NAOBODY_RING_DISCONNECTED); i++)
+		usleep(20000);
+	ASSERT_NE(0u, self->hdr->flags & NAOBODY_RING_DISCONNECTED);
+	EXPECT_EQ(-ENODEV, nb_stop(ctl, NAOBODY_STOP_TOOL));
+	/* The close loses the controller: an event after the device went. */
+	nb_close(ctl);
+	nb_close(self->t.dev);
+	self->t.dev = NULL;
+	munmap((void *)self->hdr, self->len);
+	self->hdr = NULL;
+	close(self->fd);
+	self->fd = -1;
+	/* The last reference is gone: the module unloads cleanly. */
+	EXPECT_EQ(0, nbt_sh("rmmod naobody"));
+	self->t.module_loaded = 0;
+}
+
 TEST_F(lifetime, unbind_through_sysfs_hangs_up_readers)
 {
 	struct poller p = { .fd = self->fd };

@@ -121,12 +121,16 @@ def packet_values():
                  "l_foot_right", "l_hand_back", "l_hand_left", "l_hand_right", "r_foot_left",
                  "r_foot_right", "r_hand_back", "r_hand_left", "r_hand_right"]
         for i, n in enumerate(names):
+            want = [1.0 if j == i else 0.0 for j in range(14)]
             d.control(f"touch {n} 1")
-            lola.send({})
-            lola.read()
-            lola.send({})
-            t = lola.read()["Touch"]
-            check(t == [1.0 if j == i else 0.0 for j in range(14)], f"{n}: {t}")
+            # The control socket and the packets are separate paths: give
+            # the change up to a second (83 packets) to show.
+            for _ in range(83):
+                lola.send({})
+                t = lola.read()["Touch"]
+                if t == want:
+                    break
+            check(t == want, f"{n}: {t}")
             d.control(f"touch {n} 0")
         d.control("charger 1")
         for _ in range(3):

@@ -47,6 +47,10 @@
  * A reader that keeps its own cursor c has lost h - c - record_count
  * records when that is positive; it skips ahead to h - record_count.
  *
+ * The mapping is read-only: a 32-bit reader must load the 64-bit head and
+ * seq with plain 64-bit loads (movq, fild), never with cmpxchg8b, which
+ * writes. A 32-bit caller passes pointers zero-extended: (__u64)(uintptr_t).
+ *
  * poll, read, write
  * =================
  * poll() reports EPOLLIN when the ring holds a record newer than the newest
@@ -63,11 +67,13 @@
  *
  * Safety
  * ======
- * NAOBODY_IOC_STOP works from any open file: from the next OUT frame every
- * stiffness is 0 and commands are accepted but not applied, until
- * NAOBODY_IOC_REARM (CAP_SYS_ADMIN). When the controller closes its file,
- * releases the role, or writes nothing for the controller_timeout_ms module
- * parameter, stiffness ramps to 0 over ramp_ms (Documentation/naobody.rst).
+ * NAOBODY_IOC_STOP works from any open file, read-only ones included (so
+ * the device node's mode is what keeps strangers from it): from the next
+ * OUT frame every stiffness is 0 and commands are accepted but not applied,
+ * until NAOBODY_IOC_REARM (CAP_SYS_ADMIN). When the controller closes its
+ * file, releases the role, or writes nothing for the controller_timeout_ms
+ * module parameter, stiffness ramps to 0 over ramp_ms; only a command that
+ * sets stiffness ends the ramp (Documentation/naobody.rst).
  *
  * Events
  * ======
@@ -81,9 +87,11 @@
  * Errors
  * ======
  * EINVAL a value out of range or a reserved field not zero; EOPNOTSUPP an
- * unknown flag or op; EPERM not the controller, or missing CAP_SYS_ADMIN for
- * a state-changing request; EBUSY the controller role is taken; ENODEV the
- * device is gone; ENOTTY an unknown ioctl.
+ * unknown flag or op; EPERM not the controller, missing CAP_SYS_ADMIN for a
+ * state-changing request, or a writable mapping asked for; EBADF
+ * NAOBODY_IOC_CLAIM on a file not open for writing; EBUSY the controller
+ * role is taken; ENODEV the device is gone; ECANCELED a chest board request
+ * cut short by a suspend or a reset; ENOTTY an unknown ioctl.
  */
 #ifndef _UAPI_LINUX_NAOBODY_H
 #define _UAPI_LINUX_NAOBODY_H

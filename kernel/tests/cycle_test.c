@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit: naobody's cycle (kernel/naobody/cycle.c), its URB chain driven by
+ * hand: each case calls the timer callbacks and the completion handlers
+ * itself, in the order and with the status it wants, against a fake USB
+ * core that records what the cycle submits and unlinks. body.c, whose
+ * functions the chain calls at its end, is replaced by fakes that count.
+ *
+ * Every step (OUT, 0x14, IN, 0x15) meets every status a completion can
+ * carry (0, -ENOENT, -ECONNRESET, -ESHUTDOWN, -EPROTO, -EPIPE, -ETIMEDOUT),
+ * and the orders that matter: a step timeout before or after its
+ * completion, a tick during a chain, a completion after the stop.
+ */
+
+/* The fake USB core: these names, and only these, are renamed in
+ * everything below, usb.h's declarations included.
+ */
+#define usb_submit_urb		fake_usb_submit_urb
+#define usb_unlink_urb		fake_usb_unlink_urb
+#define usb_kill_anchored_urbs	fake_usb_kill_anchored_urbs
+#define usb_clear_halt		fake_usb_clear_halt
+
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/usb.h>
+
+#include "../naobody/naobody.h"
+#include "../naobody/compat.h"
+
+/* The 20 ms step limit becomes an hour, for cycle.c alone: a case fires the
+ * step timer itself, when it wants the step to have run out of time, and a
+ * slow machine never fires it behind a case's back.
+ */
+#define ms_to_ktime(ms)		ktime_set(3600, 0)
+/* The unit under test, compiled in (see Kbuild). */
+#include "../naobody/cycle.c"
+#undef ms_to_ktime
+
+/* --- the fakes ------------------------------------------------------------- */
+
+#define MAX_CALLS 16
+
+static struct fake {
+	struct naobody_dev *nb;
+	struct urb *submitted[MAX_CALLS];
+	int nsubmitted;
+	int submit_error;		/* what the next submission returns */
+	struct urb *unlinked;
+	int cleared_halts;
+	int published;
+	int no_answers;
+	int answers;
+} fake;
+
+int fake_usb_submit_urb(struct urb *urb, gfp_t mem_flags)
+{
+	int ret = fake.submit_error;
+
+	fake.submit_error = 0;
+	if (ret)
+		return ret;
+	if (fake.nsubmitted < MAX_CALLS)
+		fake.submitted[fake.nsubmitted++] = urb;
+	return 0;
+}
+
+int fake_usb_unlink_urb(struct urb *urb)
+{
+	fake.unlinked = urb;
+	return -EINPROGRESS;
+}
+
+void fake_usb_kill_anchored_urbs(struct usb_anchor *anchor)
+{
+	struct urb *urb;
+
+	while ((urb = usb_get_from_anchor(anchor)))
+		usb_put_urb(urb);
+}
+
+int fake_usb_clear_halt(struct usb_device *dev, int pipe)
+{
+	fake.cleared_halts++;
+	return 0;
+}
+
+int naobody_body_build_frame(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc)
+{
+	memset(buf, 0x2a, 16);
+	*crc = 0x1234;
+	return 16;
+}
+
+void naobody_body_take_answer(struct naobody_dev *nb, const u8 *buf, u32 len)
+{
+	fake.answers++;
+}
+
+void naobody_body_no_answer(struct naobody_dev *nb)
+{
+	fake.no_answers++;
+}
+
+void naobody_body_publish(struct naobody_dev *nb, ktime_t now)
+{
+	fake.published++;
+}
+
+int nb_ack_check(const u8 *ack, size_t len, u32 crc)
+{
+	return 0;
+}
+
+/* --- set-up ------------------------------------------------------------------ */
+
+static int cycle_test_init(struct kunit *test)
+{
+	struct naobody_dev *nb = kunit_kzalloc(test, sizeof(*nb), GFP_KERNEL);
+	struct usb_device *udev = kunit_kzalloc(test, sizeof(*udev), GFP_KERNEL);
+	struct usb_interface *intf = kunit_kzalloc(test, sizeof(*intf), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, nb);
+	KUNIT_ASSERT_NOT_NULL(test, udev);
+	KUNIT_ASSERT_NOT_NULL(test, intf);
+	memset(&fake, 0, sizeof(fake));
+	nb->udev = udev;
+	nb->intf = intf;
+	nb->out_pipe = usb_sndbulkpipe(udev, 2);
+	nb->in_pipe = usb_rcvbulkpipe(udev, 1);
+	nb->period = ms_to_ktime(12);
+	spin_lock_init(&nb->lock);
+	mutex_init(&nb->io_mutex);
+	INIT_WORK(&nb->recovery_work, naobody_recovery_work);
+	KUNIT_ASSERT_EQ(test, naobody_cycle_init(nb), 0);
+	clear_bit(NAOBODY_HALTED, &nb->flags);	/* ticks come from the cases */
+	fake.nb = nb;
+	test->priv = nb;
+	return 0;
+}
+
+static void cycle_test_exit(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	naobody_cycle_stop(nb);
+	flush_work(&nb->recovery_work);
+	naobody_cycle_free(nb);
+}
+
+/* --- driving the chain ------------------------------------------------------ */
+
+static void tick(struct naobody_dev *nb)
+{
+	cycle_timer_fn(&nb->timer);
+}
+
+/* Complete the step in flight with status; actual is the bytes it moved. */
+static void complete_step(struct naobody_dev *nb, struct urb *urb, int status, u32 actual)
+{
+	usb_unanchor_urb(urb);
+	urb->status = status;
+	urb->actual_length = actual;
+	urb->complete(urb);
+}
+
+static struct urb *last_submitted(void)
+{
+	return fake.nsubmitted ? fake.submitted[fake.nsubmitted - 1] : NULL;
+}
+
+/* Run a chain up to step (submitted, not completed). */
+static struct urb *chain_to(struct kunit *test, struct naobody_dev *nb, enum naobody_step step)
+{
+	tick(nb);
+	KUNIT_ASSERT_PTR_EQ(test, last_submitted(), nb->out_urb);
+	if (step == NAOBODY_STEP_OUT)
+		return nb->out_urb;
+	complete_step(nb, nb->out_urb, 0, 16);
+	KUNIT_ASSERT_PTR_EQ(test, last_submitted(), nb->ack_urb);
+	if (step == NAOBODY_STEP_ACK)
+		return nb->ack_urb;
+	complete_step(nb, nb->ack_urb, 0, NB_ACK_LEN);
+	KUNIT_ASSERT_PTR_EQ(test, last_submitted(), nb->in_urb);
+	if (step == NAOBODY_STEP_IN)
+		return nb->in_urb;
+	/* 0x15 comes only after the IN step ran out of time. */
+	step_timer_fn(&nb->step_timer);
+	KUNIT_ASSERT_PTR_EQ(test, fake.unlinked, nb->in_urb);
+	complete_step(nb, nb->in_urb, -ECONNRESET, 0);
+	KUNIT_ASSERT_PTR_EQ(test, last_submitted(), nb->status_urb);
+	return nb->status_urb;
+}
+
+/* --- the cases --------------------------------------------------------------- */
+
+static void cycle_answered(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	struct urb *in = chain_to(test, nb, NAOBODY_STEP_IN);
+
+	complete_step(nb, in, 0, 100);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 3);
+	KUNIT_EXPECT_EQ(test, fake.answers, 1);
+	KUNIT_EXPECT_EQ(test, fake.published, 1);
+	KUNIT_EXPECT_EQ(test, fake.no_answers, 0);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
+	KUNIT_EXPECT_EQ(test, nb->fails, 0U);
+	KUNIT_EXPECT_EQ(test, nb->stats.cycles, 1ULL);
+}
+
+/* Nothing to read in 20 ms: ask 0x15, publish a record without an answer. */
+static void cycle_in_timeout_asks_status(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	struct urb *status = chain_to(test, nb, NAOBODY_STEP_STATUS);
+
+	nb->status_buf[0] = 0x12;
+	nb->status_buf[1] = 0x34;
+	complete_step(nb, status, 0, 2);
+	KUNIT_EXPECT_EQ(test, nb->stats.timeouts, 1ULL);
+	KUNIT_EXPECT_TRUE(test, nb->errors & NAOBODY_ERR_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, nb->chest_status, 0x1234);
+	KUNIT_EXPECT_EQ(test, fake.published, 1);
+	KUNIT_EXPECT_EQ(test, fake.no_answers, 1);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
+}
+
+/* The step timer fires after the completion came: it must not unlink. */
+static void cycle_step_timer_after_completion(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	struct urb *in = chain_to(test, nb, NAOBODY_STEP_IN);
+
+	complete_step(nb, in, 0, 100);
+	step_timer_fn(&nb->step_timer);
+	KUNIT_EXPECT_NULL(test, fake.unlinked);
+	KUNIT_EXPECT_EQ(test, nb->stats.timeouts, 0ULL);
+	KUNIT_EXPECT_EQ(test, fake.published, 1);
+}
+
+/* A tick while a chain is in flight counts an overrun and submits nothing. */
+static void cycle_tick_during_chain(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	chain_to(test, nb, NAOBODY_STEP_ACK);
+	tick(nb);
+	KUNIT_EXPECT_EQ(test, nb->stats.overruns, 1ULL);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 2);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_ACK);
+}
+
+/* A completion after the stop: nothing is submitted, the chain is idle. */
+static void cycle_completion_after_stop(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	struct urb *out = chain_to(test, nb, NAOBODY_STEP_OUT);
+	unsigned long flags;
+
+	spin_lock_irqsave(&nb->lock, flags);
+	set_bit(NAOBODY_HALTED, &nb->flags);
+	spin_unlock_irqrestore(&nb->lock, flags);
+	complete_step(nb, out, 0, 16);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
+	tick(nb);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+}
+
+/* The device went away between steps: the chain stops, nothing counted. */
+static void cycle_submit_fails_gone(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	struct urb *out = chain_to(test, nb, NAOBODY_STEP_OUT);
+
+	fake.submit_error = -ENODEV;
+	complete_step(nb, out, 0, 16);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
+	KUNIT_EXPECT_EQ(test, nb->stats.io_errors, 0ULL);
+	KUNIT_EXPECT_EQ(test, fake.published, 0);
+}
+
+/* Three cycles without an answer back off: the next tick is skipped. */
+static void cycle_backs_off(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	int i;
+
+	for (i = 0; i < NAOBODY_BACKOFF_AFTER; i++)
+		complete_step(nb, chain_to(test, nb, NAOBODY_STEP_OUT), -EPROTO, 0);
+	KUNIT_EXPECT_EQ(test, nb->fails, (unsigned int)NAOBODY_BACKOFF_AFTER);
+	KUNIT_EXPECT_GT(test, nb->backoff, 0U);
+	tick(nb);
+	KUNIT_EXPECT_EQ(test, nb->stats.skipped, 1ULL);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, NAOBODY_BACKOFF_AFTER);
+}
+
+/* Every step against every completion status. */
+struct step_status {
+	enum naobody_step step;
+	int status;
+};
+
+static const struct step_status step_statuses[] = {
+	{ NAOBODY_STEP_OUT, -ENOENT }, { NAOBODY_STEP_OUT, -ECONNRESET },
+	{ NAOBODY_STEP_OUT, -ESHUTDOWN }, { NAOBODY_STEP_OUT, -EPROTO },
+	{ NAOBODY_STEP_OUT, -EPIPE }, { NAOBODY_STEP_OUT, -ETIMEDOUT },
+	{ NAOBODY_STEP_ACK, -ENOENT }, { NAOBODY_STEP_ACK, -ECONNRESET },
+	{ NAOBODY_STEP_ACK, -ESHUTDOWN }, { NAOBODY_STEP_ACK, -EPROTO },
+	{ NAOBODY_STEP_ACK, -EPIPE }, { NAOBODY_STEP_ACK, -ETIMEDOUT },
+	{ NAOBODY_STEP_IN, -ENOENT }, { NAOBODY_STEP_IN, -ECONNRESET },
+	{ NAOBODY_STEP_IN, -ESHUTDOWN }, { NAOBODY_STEP_IN, -EPROTO },
+	{ NAOBODY_STEP_IN, -EPIPE }, { NAOBODY_STEP_IN, -ETIMEDOUT },
+	{ NAOBODY_STEP_STATUS, -ENOENT }, { NAOBODY_STEP_STATUS, -ECONNRESET },
+	{ NAOBODY_STEP_STATUS, -ESHUTDOWN }, { NAOBODY_STEP_STATUS, -EPROTO },
+	{ NAOBODY_STEP_STATUS, -EPIPE }, { NAOBODY_STEP_STATUS, -ETIMEDOUT },
+};
+
+static const char *const step_names[] = {
+	[NAOBODY_STEP_OUT] = "out", [NAOBODY_STEP_ACK] = "0x14",
+	[NAOBODY_STEP_IN] = "in", [NAOBODY_STEP_STATUS] = "0x15",
+};
+
+static void step_status_desc(const struct step_status *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %pe", step_names[p->step],
+		 ERR_PTR(p->status));
+}
+
+KUNIT_ARRAY_PARAM(step_status, step_statuses, step_status_desc);
+
+static void cycle_step_error(struct kunit *test)
+{
+	const struct step_status *p = test->param_value;
+	struct naobody_dev *nb = test->priv;
+	struct urb *urb = chain_to(test, nb, p->step);
+	int submitted = fake.nsubmitted, published = fake.published;
+	bool bulk = p->step == NAOBODY_STEP_OUT || p->step == NAOBODY_STEP_IN;
+
+	complete_step(nb, urb, p->status, 0);
+	/* No step follows a failed one, and the chain is over. */
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, submitted);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
+	switch (p->status) {
+	case -ENOENT:
+	case -ECONNRESET:
+	case -ESHUTDOWN:
+		/* Killed, unlinked or gone: quietly, no record, no count. */
+		KUNIT_EXPECT_EQ(test, fake.published, published);
+		KUNIT_EXPECT_EQ(test, nb->stats.io_errors, 0ULL);
+		KUNIT_EXPECT_EQ(test, nb->stats.stalls, 0ULL);
+		break;
+	case -EPIPE:
+		/* A stall: counted, recovered in process context. */
+		KUNIT_EXPECT_EQ(test, fake.published, published + 1);
+		KUNIT_EXPECT_EQ(test, nb->stats.stalls, 1ULL);
+		KUNIT_EXPECT_TRUE(test, nb->errors & NAOBODY_ERR_STALL);
+		flush_work(&nb->recovery_work);
+		KUNIT_EXPECT_FALSE(test, test_bit(NAOBODY_RECOVERING, &nb->flags));
+		/* Only a bulk endpoint's halt is cleared. */
+		KUNIT_EXPECT_EQ(test, fake.cleared_halts, bulk ? 1 : 0);
+		break;
+	default:
+		/* An I/O error: counted, a record without an answer. */
+		KUNIT_EXPECT_EQ(test, fake.published, published + 1);
+		KUNIT_EXPECT_EQ(test, nb->stats.io_errors, 1ULL);
+		KUNIT_EXPECT_TRUE(test, nb->errors & NAOBODY_ERR_IO);
+		KUNIT_EXPECT_EQ(test, nb->fails, 1U);
+		break;
+	}
+	/* The next tick starts a new chain, unless the stall is still being
+	 * recovered (it is not, after the flush).
+	 */
+	tick(nb);
+	KUNIT_EXPECT_PTR_EQ(test, last_submitted(), nb->out_urb);
+}
+
+static struct kunit_case cycle_cases[] = {
+	KUNIT_CASE(cycle_answered),
+	KUNIT_CASE(cycle_in_timeout_asks_status),
+	KUNIT_CASE(cycle_step_timer_after_completion),
+	KUNIT_CASE(cycle_tick_during_chain),
+	KUNIT_CASE(cycle_completion_after_stop),
+	KUNIT_CASE(cycle_submit_fails_gone),
+	KUNIT_CASE(cycle_backs_off),
+	KUNIT_CASE_PARAM(cycle_step_error, step_status_gen_params),
+	{}
+};
+
+static struct kunit_suite cycle_suite = {
+	.name = "naobody-cycle",
+	.init = cycle_test_init,
+	.exit = cycle_test_exit,
+	.test_cases = cycle_cases,
+};
+
+kunit_test_suite(cycle_suite);
