@@ -76,7 +76,7 @@ vm_up() {
 	# The device, then every board through its handshake (the preference
 	# block and the id strings come before it).
 	i=0
-	while [ $i -lt 600 ]; do
+	while [ $i -lt $((600 * ${NBVM_TIME_SCALE:-1})) ]; do
 		if [ -e /dev/naobody ] && [ -r /sys/class/naobody/naobody/boards ] &&
 			! grep -qv ' accepted ' /sys/class/naobody/naobody/boards; then
 			return 0
@@ -89,7 +89,7 @@ vm_up() {
 		sleep 0.05
 		i=$((i + 1))
 	done
-	nbvm_say "the body did not come up in 30 s; boards:"
+	nbvm_say "the body did not come up in $((30 * ${NBVM_TIME_SCALE:-1})) s; boards:"
 	sed 's/^/#   /' /sys/class/naobody/naobody/boards 2>/dev/null
 	return 1
 }
@@ -97,7 +97,7 @@ vm_up() {
 # Inside the chroot nothing of the VM's environment is wanted but this.
 vm_python() {
 	chroot "$NBVM_HOST" /usr/bin/env -i PATH="$NBVM_WORK/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-		HOME=/tmp O="$NBVM_WORK" NBTEST_BODY=real NBTEST_JOBS=1 \
+		HOME=/tmp O="$NBVM_WORK" NBTEST_BODY=real NBVM_TIME_SCALE="${NBVM_TIME_SCALE:-1}" \
 		NBTEST_EMU_SOCKET="$NBVM_EMU_SOCKET" NBTEST_BODY_ID="$NBVM_BODY_ID" \
 		${NBTEST_ONLY:+NBTEST_ONLY="$NBTEST_ONLY"} \
 		/usr/bin/python3 -B "$@"
