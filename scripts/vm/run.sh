@@ -72,7 +72,7 @@ cmdline+=" $append"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "${VM_MEM:-1024}"
 	-smp "${VM_SMP:-2}" -nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on)
+	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
 
 console=$work/console.log
 results=$work/results.log

@@ -1,13 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Helpers for naobodyd's host tests: a TAP runner, the daemon against the
-simulated body, and clients for the robot API, the LoLA socket and the
-simulator's control socket.
+"""Helpers for naobodyd's tests: a TAP runner, the daemon, its body, and
+clients for the robot API and the LoLA socket.
 
 The clients use Debian's python3-msgpack, a MessagePack implementation
 independent of the daemon's msgpack-c. Run with /usr/bin/python3.
+
+Two bodies, chosen by NBTEST_BODY:
+  sim   (default) naobodyd --sim on this host; the body is driven and read
+        through the simulator's control socket (SimBody);
+  real  naobodyd on /dev/naobody: naobody.ko and the chest board emulator,
+        in the test VM (naobodyd_vm.sh sets it up); the body is driven and
+        read through the emulator's control socket and its record of the
+        frames the driver sent (EmuBody).
+A test says which bodies it runs on (Tap.test); d.body gives the same
+operations on either.
 """
 
 import concurrent.futures
+import math
 import os
 import signal
 import socket
@@ -15,6 +25,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -22,6 +33,18 @@ import msgpack
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCTREE = os.path.dirname(os.path.dirname(HERE))
+
+BODY = os.environ.get("NBTEST_BODY", "sim")
+if BODY not in ("sim", "real"):
+    sys.exit(f"NBTEST_BODY={BODY}: expected sim or real")
+REAL = BODY == "real"
+# Seconds a deadline may slip on this body: the VM runs the driver's cycle
+# under QEMU TCG on a shared machine, where a cycle is sometimes late by
+# tens of ms, and the debug kernel runs it about NBVM_TIME_SCALE times
+# slower. Lower bounds (nothing before its time) never move.
+TIME_SCALE = float(os.environ.get("NBVM_TIME_SCALE", "1"))
+LATE = float(os.environ.get("NBTEST_LATE", str(TIME_SCALE) if REAL else "0"))
+DEVICE = os.environ.get("NBTEST_DEVICE", "/dev/naobody")
 
 
 def binary(name):
@@ -48,6 +71,13 @@ def check(cond, what):
         raise TestFailure(what)
 
 
+def check_not_fallen(d, what="it fell"):
+    """The body did not fall, on a body that can (the emulator's inertial
+    unit reads what it is set to: it cannot fall)."""
+    if d.body.can_fall:
+        check(d.body.upright(), what)
+
+
 def wait_for(pred, timeout, what, step=0.01):
     """Poll pred until it returns a true value; fail after timeout seconds."""
     end = time.monotonic() + timeout
@@ -60,35 +90,60 @@ def wait_for(pred, timeout, what, step=0.01):
         time.sleep(step)
 
 
+_notes = threading.local()
+
+
+def note(line):
+    """A figure or remark for the TAP output, printed after the test's line."""
+    getattr(_notes, "lines", []).append(line)
+
+
 class Tap:
     """Runs registered test functions, one TAP line each.
 
-    Each test starts its own daemon, so tests run side by side
-    (NBTEST_JOBS at a time, default 4); results print in order.
-    NBTEST_ONLY=substring runs the matching tests alone.
+    A test runs on the simulated body unless it says otherwise:
+    @tap.test(real=True) runs on both, @tap.test(sim=False, real=True) on
+    the real body only. Only the tests for NBTEST_BODY run.
+
+    On the simulated body each test starts its own daemon, so tests run side
+    by side (NBTEST_JOBS at a time, default 4); on the real body there is one
+    device, so one at a time. Results print in order. NBTEST_ONLY=substring
+    runs the matching tests alone.
     """
 
     def __init__(self):
         self.tests = []
 
-    def test(self, fn):
-        self.tests.append(fn)
-        return fn
+    def test(self, fn=None, *, sim=True, real=False):
+        def register(f):
+            f.bodies = {b for b, on in (("sim", sim), ("real", real)) if on}
+            self.tests.append(f)
+            return f
+        return register(fn) if fn else register
 
     @staticmethod
     def _one(fn):
         t0 = time.monotonic()
+        _notes.lines = []
+        _notes.daemons = []
         try:
+            if REAL:
+                EmuBody.shared().prepare()
             fn()
-            return None, time.monotonic() - t0
+            return None, time.monotonic() - t0, _notes.lines
         except Exception as e:  # noqa: BLE001 - every failure is reported
-            return "".join(traceback.format_exception(type(e), e, e.__traceback__)), \
-                time.monotonic() - t0
+            err = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            for d in _notes.daemons:  # what naobodyd said, for the VM's logs above all
+                log = d.final_log if d.final_log is not None else d.log()
+                err += f"naobodyd {' '.join(d.args[1:])}\n  exit {d.proc.poll()}, " \
+                    "its log's last lines:\n" + "".join(
+                        f"  {ln}\n" for ln in log.splitlines()[-12:])
+            return err, time.monotonic() - t0, _notes.lines
 
     def run(self):
         only = os.environ.get("NBTEST_ONLY")
-        jobs = int(os.environ.get("NBTEST_JOBS", "4"))
-        tests = [t for t in self.tests if not only or only in t.__name__]
+        jobs = 1 if REAL else int(os.environ.get("NBTEST_JOBS", "4"))
+        tests = [t for t in self.tests if BODY in t.bodies and (not only or only in t.__name__)]
         print("TAP version 13")
         print(f"1..{len(tests)}", flush=True)
         failed = 0
@@ -96,29 +151,39 @@ class Tap:
             futures = [pool.submit(self._one, fn) for fn in tests]
             for n, (fn, fut) in enumerate(zip(tests, futures), 1):
                 desc = (fn.__doc__ or fn.__name__).strip().splitlines()[0]
-                err, took = fut.result()
+                err, took, notes = fut.result()
                 if err is None:
                     print(f"ok {n} {desc}  # {took:.1f} s", flush=True)
-                    continue
-                failed += 1
-                print(f"not ok {n} {desc}", flush=True)
-                for line in err.rstrip().splitlines():
-                    print(f"#   {line}")
+                else:
+                    failed += 1
+                    print(f"not ok {n} {desc}", flush=True)
+                    for line in err.rstrip().splitlines():
+                        print(f"#   {line}")
+                for line in notes:
+                    print(f"# {line}")
                 sys.stdout.flush()
         sys.exit(1 if failed else 0)
 
 
 class Daemon:
-    """naobodyd on the simulated body, on free ports and private paths."""
+    """naobodyd on free ports and private paths, on NBTEST_BODY's body
+    (body= another): --sim with a control socket, or /dev/naobody. d.body
+    is the body."""
 
-    def __init__(self, *extra, guard=None, lola=True, wrapper=None, wait=True):
+    def __init__(self, *extra, guard=None, lola=True, wrapper=None, wait=True, body=BODY):
         self.tmp = tempfile.TemporaryDirectory(prefix="naobodyd-test-")
         self.port = free_port()
+        self.real = body == "real"
         self.lola_path = os.path.join(self.tmp.name, "robocup") if lola else None
-        self.control_path = os.path.join(self.tmp.name, "sim")
+        self.control_path = None if self.real else os.path.join(self.tmp.name, "sim")
         self.log_path = os.path.join(self.tmp.name, "log")
-        args = [binary("naobodyd"), "--sim", "--bind", "127.0.0.1",
-                "--port", str(self.port), "--sim-control", self.control_path]
+        args = [binary("naobodyd"), "--bind", "127.0.0.1", "--port", str(self.port)]
+        if self.real:
+            args += ["--device", DEVICE]
+            self.body = EmuBody.shared()
+        else:
+            args += ["--sim", "--sim-control", self.control_path]
+            self.body = SimBody(self)
         args += ["--lola", self.lola_path] if lola else ["--no-lola"]
         args += ["--guard", f"127.0.0.1:{guard}"] if guard else ["--no-guard"]
         args += list(extra)
@@ -126,6 +191,8 @@ class Daemon:
         self.log_file = open(self.log_path, "w")
         self.proc = subprocess.Popen(self.args, stdout=self.log_file,
                                      stderr=subprocess.STDOUT)
+        self.final_log = None
+        getattr(_notes, "daemons", []).append(self)
         self._control = None
         if wait:
             self.wait_ready()
@@ -137,7 +204,7 @@ class Daemon:
                                   + self.log())
             try:
                 socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return os.path.exists(self.control_path)
+                return self.real or os.path.exists(self.control_path)
             except OSError:
                 return False
         wait_for(up, timeout, "naobodyd to listen")
@@ -190,8 +257,17 @@ class Daemon:
                     os.kill(self.proc.pid, signal.SIGCONT)
                 except OSError:
                     pass
+                if self.real:
+                    # Cleaning up, not testing: naobody.ko's ramp lets the
+                    # body go (EmuBody.prepare() waits for it).
+                    self.proc.kill()
+                    self.proc.wait()
                 self.stop()
         finally:
+            try:
+                self.final_log = self.log()
+            except OSError:
+                pass
             self.tmp.cleanup()
         return False
 
@@ -371,3 +447,300 @@ def unpack_first_with_size(data):
     u.feed(data)
     v = next(u)
     return v, u.tell()
+
+
+# ---- the bodies ----------------------------------------------------------------------
+
+class SimBody:
+    """The simulated body, through naobodyd's --sim-control socket."""
+
+    can_fall = True
+    start_fall_state = "Sitting"  # it starts sitting, limp
+    body_version = head_version = "6.0.0"
+
+    def __init__(self, daemon):
+        self.d = daemon
+
+    def has_touch(self, sensor):
+        return True
+
+    def touch(self, sensor, pressed):
+        """sensor: the simulator's name (chest, head_front, l_hand_left...)."""
+        self.d.control(f"touch {sensor} {int(bool(pressed))}")
+
+    def sonar(self, left, right):
+        self.d.control(f"sonar {left} {right}")
+
+    def battery(self, charge):
+        self.d.control(f"battery {charge}")
+
+    def charger(self, on):
+        self.d.control(f"charger {int(bool(on))}")
+
+    def has_leds(self, group):
+        return True
+
+    def leds(self, group):
+        """The LEDs last written, LoLA's order, 0..1 to 3 decimals."""
+        return [float(v) for v in self.d.control(f"leds {group}").split()[1:]]
+
+    def stopped(self):
+        return self.d.sim_status()["stopped"] == "1"
+
+    def rearm(self):
+        self.d.control("rearm")
+
+    def legs_stiffness(self):
+        """The legs' mean commanded stiffness, 0..1 (0 while stopped)."""
+        return float(self.d.sim_status()["legs_stiffness"])
+
+    def knees(self):
+        """The knees' mean position, rad."""
+        return float(self.d.sim_status()["knees"])
+
+    def upright(self):
+        return self.d.sim_status()["support"] == "upright"
+
+
+class Emu:
+    """A client of the chest board emulator's control socket
+    (Documentation/chestboard-emu.rst, "The control socket")."""
+
+    # struct nb_emu_frame (userspace/lib/emuctl/emuctl.h), then its struct
+    # naobody_actuators (uapi/linux/naobody.h), little endian.
+    FRAME = struct.Struct("<IIQQQQIIIIHHIQQQIHBBBB6x" "25i25H3B3B3BB")
+    JOINTS = 25
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        self.sock.connect(path)
+        self.buf = b""
+        self.lock = threading.Lock()
+        check(self.cmd("hello").startswith("chestboard-emu 1"), "emulator protocol")
+
+    def _line(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the emulator closed its control socket")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+    def _bytes(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(max(65536, n - len(self.buf)))
+            if not chunk:
+                raise ConnectionError("the emulator closed its control socket")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n:]
+        return data
+
+    def cmd(self, line):
+        """One request; the reply after "OK " (TestFailure on "ERR")."""
+        with self.lock:
+            self.sock.sendall(line.encode() + b"\n")
+            reply = self._line()
+        if not reply.startswith("OK"):
+            raise TestFailure(f"emulator: '{line}': {reply}")
+        return reply[3:]
+
+    def get(self, field, index=0):
+        return int(self.cmd(f"get {field} {index}"))
+
+    def set(self, field, index, value):
+        self.cmd(f"set {field} {index} {int(value)}")
+
+    def frames(self, first, most=1024):
+        """Recorded frames with seq >= first, oldest first, as dicts."""
+        with self.lock:
+            self.sock.sendall(f"frames {first} {most}\n".encode())
+            reply = self._line()
+            if not reply.startswith("OK"):
+                raise TestFailure(f"emulator: frames: {reply}")
+            n, size = map(int, reply.split()[1:3])
+            data = self._bytes(n * size)
+        check(size >= self.FRAME.size, f"emulator frame records of {size} bytes")
+        return [self._frame(data[i * size:i * size + self.FRAME.size]) for i in range(n)]
+
+    def _frame(self, raw):
+        v = self.FRAME.unpack(raw)
+        j = self.JOINTS
+        act = v[22:]
+        return {"seq": v[2], "rx_ns": v[3], "flags": v[1], "targets": v[13],
+                "position": list(act[:j]), "stiffness": list(act[j:2 * j]),
+                "chest": list(act[2 * j:2 * j + 3]), "l_foot": list(act[2 * j + 3:2 * j + 6]),
+                "r_foot": list(act[2 * j + 6:2 * j + 9]), "sonar": act[2 * j + 9]}
+
+    def frame_count(self):
+        return int(dict(kv.split("=", 1) for kv in self.cmd("status").split())["frames"])
+
+    def wait_frames(self, count, timeout=5):
+        self.cmd(f"wait {count} {int(timeout * 1000)}")
+
+
+class EmuBody:
+    """naobody.ko's body: the chest board emulator. Values are set in counts
+    on the emulator and what reached the board is read from the frames it
+    recorded. Set values are put back after each test (prepare())."""
+
+    can_fall = False  # its inertial unit reads what it is set to
+    start_fall_state = "Upright"  # it starts standing (upright, knees bent)
+    head_version = ""  # naobodyd has no head yet
+    LEDS = ("chest", "l_foot", "r_foot")  # the chest board's; the rest are the head's
+    # The simulator's touch names, as bits of struct naobody_sensors.touch
+    # (enum naobody_touch); the head's pads are not on the chest board.
+    TOUCH = {"chest": 0, "l_foot_left": 4, "l_foot_right": 5, "l_hand_back": 6,
+             "l_hand_left": 7, "l_hand_right": 8, "r_foot_left": 9, "r_foot_right": 10,
+             "r_hand_back": 11, "r_hand_left": 12, "r_hand_right": 13}
+    LEGS = range(7, 18)  # LoLA's L_HIP_YAW_PITCH .. R_ANKLE_ROLL
+    KNEES = (10, 15)
+    SYSFS = "/sys/class/naobody/naobody"
+    _shared = None
+
+    @classmethod
+    def shared(cls):
+        if cls._shared is None:
+            cls._shared = cls(os.environ.get("NBTEST_EMU_SOCKET", "/run/chestboard-emu.sock"))
+        return cls._shared
+
+    def __init__(self, socket_path):
+        self.emu = Emu(socket_path)
+        self.body_id = os.environ.get("NBTEST_BODY_ID")
+        self.saved = {}
+        self.start_pose = [self.emu.get("joint_position", j) for j in range(Emu.JOINTS)]
+        self.prefs = self._prefs()
+        self.body_version = self.prefs["Body/Version"]
+        self.zero = [int(self.prefs[f"Joint/{n}/Zero"]) for n in LOLA_JOINT_NAMES]
+        self.fsr_gain = [float(self.prefs[f"FSR/{foot}/{s}/Gain"]) for foot in ("LFoot", "RFoot")
+                         for s in ("FrontLeft", "FrontRight", "RearLeft", "RearRight")]
+
+    @staticmethod
+    def _prefs():
+        """The preference block's numbers, as naoctl prefs prints them."""
+        r = subprocess.run([binary("naoctl"), "prefs"], capture_output=True, text=True,
+                           timeout=10)
+        check(r.returncode == 0, f"naoctl prefs: {r.stderr}")
+        prefs = {}
+        for line in r.stdout.splitlines():
+            key, eq, value = line.partition(" = ")
+            if eq:
+                prefs[key] = value.strip('"')
+        return prefs
+
+    # -- test isolation --
+
+    def prepare(self):
+        """Before each test: no daemon holds the body any more (its ramp ran
+        out), no stop is latched, and what tests set is as it was."""
+        wait_for(lambda: self.sysfs("controlled") == "0", 5 + LATE, "the controller to go")
+        wait_for(lambda: max(self.last_frame()["stiffness"]) == 0, 3 + LATE,
+                 "the body to go limp after the last test")
+        if self.stopped():
+            self.rearm()
+        for (field, index), value in self.saved.items():
+            self.emu.set(field, index, value)
+        self.saved = {}
+        for j, c in enumerate(self.start_pose):
+            self.emu.set("joint_position", j, c)
+
+    def set(self, field, index, value):
+        """Set a count on the emulator, to be put back before the next test."""
+        if (field, index) not in self.saved:
+            self.saved[(field, index)] = self.emu.get(field, index)
+        self.emu.set(field, index, value)
+
+    # -- what SimBody does too --
+
+    def has_touch(self, sensor):
+        return sensor in self.TOUCH
+
+    def touch(self, sensor, pressed):
+        bits = self.emu.get("touch")
+        bit = 1 << self.TOUCH[sensor]
+        self.set("touch", 0, bits | bit if pressed else bits & ~bit)
+
+    def sonar(self, left, right):
+        self.set("sonar", 0, round(left * 100))  # 0.01 m per count
+        self.set("sonar", 1, round(right * 100))
+
+    def battery(self, charge):
+        self.set("battery_charge", 0, round(charge * 100))  # 0.01 per count
+
+    def charger(self, on):
+        """Charging is a positive battery current (1 mA per count)."""
+        self.set("battery_current", 0, 1500 if on else -1200)
+
+    def has_leds(self, group):
+        return group in self.LEDS
+
+    def leds(self, group):
+        """The LEDs in the newest frame, 0..1 to 3 decimals."""
+        return [round(v / 255, 3) for v in self.last_frame()[group]]
+
+    def stopped(self):
+        return self.sysfs("stopped").startswith("1")
+
+    def rearm(self):
+        r = subprocess.run([binary("naoctl"), "rearm"], capture_output=True, text=True,
+                           timeout=10)
+        check(r.returncode == 0, f"naoctl rearm: {r.stdout} {r.stderr}")
+
+    def legs_stiffness(self):
+        f = self.last_frame()
+        return sum(f["stiffness"][j] for j in self.LEGS) / len(self.LEGS) / 1000
+
+    def knees(self):
+        return sum(self.position(j) for j in self.KNEES) / len(self.KNEES)
+
+    # -- the real body's own --
+
+    def position(self, joint):
+        """A joint's measured position on the emulator, rad (LoLA's index)."""
+        return self.count_to_rad(joint, self.emu.get("joint_position", joint))
+
+    def count_to_rad(self, joint, count):
+        if joint >= 23:  # hands: thousandths
+            return (count - self.zero[joint]) / 1000
+        return (count - self.zero[joint]) * 2 * math.pi / 4096
+
+    def sysfs(self, name):
+        with open(f"{self.SYSFS}/{name}") as f:
+            return f.read().strip()
+
+    def last_frame(self):
+        """The newest recorded frame that carried the joints' targets."""
+        n = self.emu.frame_count()
+        for f in reversed(self.emu.frames(max(0, n - 8), 8)):
+            if f["targets"]:
+                return f
+        raise TestFailure("no frame with targets among the last 8")
+
+    def frames_since(self, t_ns, timeout=2.0, until=None):
+        """Frames that arrived after CLOCK_MONOTONIC t_ns, waiting up to
+        timeout for one that satisfies until (all of them so far if none)."""
+        end = time.monotonic() + timeout
+        got, seq = [], None
+        while True:
+            n = self.emu.frame_count()
+            if seq is None:
+                seq = max(0, n - 256)
+            new = self.emu.frames(seq, 1024)
+            if new:
+                seq = new[-1]["seq"] + 1
+            got += [f for f in new if f["rx_ns"] > t_ns]
+            if until and any(until(f) for f in got):
+                return got
+            if time.monotonic() > end:
+                return got
+            time.sleep(0.02)
+
+
+LOLA_JOINT_NAMES = [
+    "HeadYaw", "HeadPitch", "LShoulderPitch", "LShoulderRoll", "LElbowYaw",
+    "LElbowRoll", "LWristYaw", "LHipYawPitch", "LHipRoll", "LHipPitch",
+    "LKneePitch", "LAnklePitch", "LAnkleRoll", "RHipRoll", "RHipPitch",
+    "RKneePitch", "RAnklePitch", "RAnkleRoll", "RShoulderPitch",
+    "RShoulderRoll", "RElbowYaw", "RElbowRoll", "RWristYaw", "LHand", "RHand",
+]

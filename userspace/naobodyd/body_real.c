@@ -106,10 +106,15 @@ struct body *body_real_create(const struct config *cfg)
 	r->b.info.can_stand_up = false;
 	r->b.info.period_ns = nb_info(r->d)->period_ns;
 	cal = nb_calibration(r->d);
-	if (!nb_chest_id(r->d, 3, id))
+	/* --body-id and --head-id win; the head has no source of its own yet. */
+	if (cfg->body_id)
+		snprintf(r->b.info.body_id, sizeof(r->b.info.body_id), "%s", cfg->body_id);
+	else if (!nb_chest_id(r->d, 3, id))
 		snprintf(r->b.info.body_id, sizeof(r->b.info.body_id), "%s", id);
 	else if (cal->present & NB_CAL_BODY_ID)
 		snprintf(r->b.info.body_id, sizeof(r->b.info.body_id), "%s", cal->body_id);
+	if (cfg->head_id)
+		snprintf(r->b.info.head_id, sizeof(r->b.info.head_id), "%s", cfg->head_id);
 	if (cal->present & NB_CAL_BODY_VERSION)
 		snprintf(r->b.info.body_version, sizeof(r->b.info.body_version), "%.7s",
 			 cal->body_version);

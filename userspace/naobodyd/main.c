@@ -323,7 +323,8 @@ static void shutdown_step(struct daemon *d)
 			return;
 		}
 	}
-	if (d->status.primary == PRIMARY_UNSTIFF) {
+	/* Not when State says Unstiff: the last few per cent of the ramp too. */
+	if (motion_limp(d->motion)) {
 		quit = 1;
 	} else if (now > deadline) {
 		log_warn("stopping: still not limp after %llu s; stopping anyway",

@@ -654,6 +654,11 @@ void motion_update(struct motion *m, const struct body_frame *f,
 	}
 }
 
+bool motion_limp(const struct motion *m)
+{
+	return m->phase == PH_LIMP;
+}
+
 void motion_status(const struct motion *m, struct motion_status *st)
 {
 	st->fall = m->fall_state;

@@ -79,5 +79,10 @@ void motion_adopt(struct motion *m, const struct nb_actuators *cmd, uint64_t now
 void motion_update(struct motion *m, const struct body_frame *f,
 		   struct nb_actuators *out, float walk[3]);
 void motion_status(const struct motion *m, struct motion_status *st);
+/*
+ * Fully limp: every stiffness the last cycle commanded is 0. (State's
+ * Unstiff comes a little earlier, below 0.05, on the way down.)
+ */
+bool motion_limp(const struct motion *m);
 
 #endif

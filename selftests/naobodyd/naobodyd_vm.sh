@@ -1,0 +1,9 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# naobodyd against naobody.ko and the chest board emulator, in the VM.
+cd "$(dirname "$0")" || exit 1
+. ./vm_env.sh
+trap vm_down EXIT
+vm_up || exit 1
+cd "$NBVM_WORK" || exit 1
+vm_python "$NBVM_WORK/vm_tests.py"
