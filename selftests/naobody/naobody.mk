@@ -2,7 +2,7 @@
 # naobody.ko in the VM: its parameters, and end to end against the chest
 # board emulator through dummy_hcd.
 VM_SUITES += naobody
-naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test
+naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test events_test
 naobody_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 naobody_VM_TIMEOUT := 600
 
@@ -35,3 +35,6 @@ naobody_bench_VM_TIMEOUT := 600
 cycle_bench_SRCS := $(srctree)/selftests/naobody/cycle_bench.c $(NBT_SRCS)
 cycle_bench_LIBS := $(NBT_LIBS)
 cycle_bench_LDLIBS := $(NBT_LDLIBS)
+events_test_SRCS := $(srctree)/selftests/naobody/events_test.c $(NBT_SRCS)
+events_test_LIBS := $(NBT_LIBS)
+events_test_LDLIBS := $(NBT_LDLIBS) $(shell $(PKG_CONFIG) --libs libmnl)

@@ -668,7 +668,9 @@ def events_touch():
         c.event("Touch")
         d.body.touch("l_hand_right", True)
         got = c.heartbeat_for(0.3)
-        check(not [m for m in got if "Event" in m], "an event for the same hand")
+        # (Other events, a Watchdog on a slow machine say, are not the point.)
+        touches = [m for m in got if "Event" in m and "Touch" in m["Event"]]
+        check(not touches, f"an event for the same hand: {touches}")
 
 
 @tap.test
