@@ -309,6 +309,8 @@ static long ioctl_get_info(struct naobody_dev *nb, struct naobody_file *f,
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 	if (READ_ONCE(nb->prefs_valid))
 		info.flags |= NAOBODY_INFO_PREFS_VALID;
+	if (READ_ONCE(nb->startup_done))
+		info.flags |= NAOBODY_INFO_READY;
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 

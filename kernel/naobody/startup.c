@@ -140,7 +140,7 @@ static void handshake(struct naobody_dev *nb)
 	struct naobody_request *rq;
 	unsigned long irqflags;
 	unsigned int i, try;
-	u64 open = GENMASK_ULL(NB_BOARDS - 1, 0), accepted = 0;
+	u64 open = GENMASK_ULL(NB_BOARDS - 1, 0), accepted = 0, answered = 0;
 
 	rq = kcalloc(NB_BOARDS, sizeof(*rq), GFP_KERNEL);
 	if (!rq)
@@ -172,16 +172,17 @@ static void handshake(struct naobody_dev *nb)
 				nb->boards[i].serial = b.serial;
 				memcpy(nb->boards[i].status, b.status, sizeof(b.status));
 				memcpy(nb->boards[i].config, b.config, sizeof(b.config));
+				answered |= BIT_ULL(i);
 				if (naobody_version_accepted(b.config_version)) {
 					accepted |= BIT_ULL(i);
 					open &= ~BIT_ULL(i);
-				} else {
-					nb->boards[i].state = NAOBODY_BOARD_REJECTED;
 				}
-			} else if (try == NAOBODY_HANDSHAKE_TRIES &&
-				   nb->boards[i].state != NAOBODY_BOARD_REJECTED) {
-				nb->boards[i].state = NAOBODY_BOARD_SILENT;
 			}
+			/* Undecided until the last try: rejected if it ever answered. */
+			if ((open & BIT_ULL(i)) && try == NAOBODY_HANDSHAKE_TRIES)
+				nb->boards[i].state = answered & BIT_ULL(i) ?
+						      NAOBODY_BOARD_REJECTED :
+						      NAOBODY_BOARD_SILENT;
 			mutex_unlock(&nb->info_lock);
 		}
 	}

@@ -68,7 +68,14 @@ TEST_F(body, startup_accepts_version_10_boards_and_reads_prefs)
 	uint8_t block[NAOBODY_PREFS_SIZE];
 	struct nb_calibration cal;
 
+	/* Opened as the module loaded: the start-up is still running. */
+	EXPECT_EQ(0u, nb_info(self->t.dev)->flags & NAOBODY_INFO_READY);
+	EXPECT_EQ(0u, nb_calibration(self->t.dev)->present & NB_CAL_BODY_ID);
+	ASSERT_EQ(1, nb_wait_ready(self->t.dev, 20000));
 	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	/* The same open device picks the calibration up once it exists. */
+	sleep(1);
+	EXPECT_NE(0u, nb_calibration(self->t.dev)->present & NB_CAL_BODY_ID);
 	ASSERT_EQ(NAOBODY_PREFS_SIZE, nb_prefs(self->t.dev, block, sizeof(block), &flags));
 	EXPECT_EQ(NAOBODY_PREFS_VALID, flags);
 	ASSERT_LT(0, nb_prefs_parse(block, sizeof(block), &cal));

@@ -2,7 +2,7 @@
 # naobody.ko in the VM: its parameters, and end to end against the chest
 # board emulator through dummy_hcd.
 VM_SUITES += naobody
-naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test events_test
+naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test events_test boards_test
 naobody_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 naobody_VM_TIMEOUT := 600
 
@@ -38,3 +38,6 @@ cycle_bench_LDLIBS := $(NBT_LDLIBS)
 events_test_SRCS := $(srctree)/selftests/naobody/events_test.c $(NBT_SRCS)
 events_test_LIBS := $(NBT_LIBS)
 events_test_LDLIBS := $(NBT_LDLIBS) $(shell $(PKG_CONFIG) --libs libmnl)
+boards_test_SRCS := $(srctree)/selftests/naobody/boards_test.c $(NBT_SRCS)
+boards_test_LIBS := $(NBT_LIBS)
+boards_test_LDLIBS := $(NBT_LDLIBS)

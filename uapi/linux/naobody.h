@@ -281,6 +281,7 @@ struct naobody_ring_header {
 #define NAOBODY_INFO_CONTROLLED		(1U << 1)	/* someone holds the role */
 #define NAOBODY_INFO_CONTROLLER		(1U << 2)	/* this file holds it */
 #define NAOBODY_INFO_PREFS_VALID	(1U << 3)	/* preference block read, CRC ok */
+#define NAOBODY_INFO_READY		(1U << 4)	/* start-up done (prefs, ids, boards) */
 
 struct naobody_info {
 	__u32 abi_version;

@@ -98,6 +98,13 @@ struct body *body_real_create(const struct config *cfg)
 		return NULL;
 	}
 	fcntl(nb_fd(r->d), F_SETFL, fcntl(nb_fd(r->d), F_GETFL) | O_NONBLOCK);
+	/*
+	 * Started with the device, naobodyd comes before the driver has read
+	 * the preferences and the id strings: wait for them, within reason.
+	 */
+	if (nb_wait_ready(r->d, 15000) != 1)
+		log_warn("%s: the chest board's start-up has not finished in 15 s: "
+			 "no body id, default calibration until it has", cfg->device);
 
 	r->b.ops = &real_ops;
 	r->b.info.simulated = false;

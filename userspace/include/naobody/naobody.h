@@ -37,8 +37,9 @@
 struct nb_device;
 
 /*
- * nb_open() - open path (NULL: NB_DEFAULT_DEVICE), map its ring and read
- * its calibration (the defaults when the preference block is unreadable).
+ * nb_open() - open path (NULL: NB_DEFAULT_DEVICE) and map its ring. The
+ * calibration comes from the preference block once the driver has read it
+ * (NAOBODY_INFO_READY; the defaults until then, or when it is unreadable).
  * With NB_OPEN_CONTROL the file is opened O_RDWR | O_EXCL and holds the
  * controller role (errno EBUSY if someone else does); otherwise read-only.
  * Followers start at the newest record.
@@ -49,7 +50,7 @@ void nb_close(struct nb_device *d);
 /* The file descriptor, for poll() or epoll: readable on each new record. */
 int nb_fd(const struct nb_device *d);
 const struct naobody_info *nb_info(const struct nb_device *d);
-const struct nb_calibration *nb_calibration(const struct nb_device *d);
+const struct nb_calibration *nb_calibration(struct nb_device *d);
 
 /*
  * nb_next() - the next record after the last one returned, in order,
@@ -65,7 +66,7 @@ uint64_t nb_lost(const struct nb_device *d);
 int nb_latest(struct nb_device *d, struct naobody_record *rec);
 
 /* The record's sensors in LoLA's units, with the device's calibration. */
-void nb_record_sensors(const struct nb_device *d, const struct naobody_record *rec,
+void nb_record_sensors(struct nb_device *d, const struct naobody_record *rec,
 		       struct nb_sensors *out);
 
 /* The controller role: claim, release (the body then ramps down). */
@@ -85,8 +86,16 @@ int nb_command_counts(struct nb_device *d, const struct naobody_actuators *a,
 int nb_stop(struct nb_device *d, uint32_t reason);
 int nb_rearm(struct nb_device *d);
 
-/* Fresh driver state (stopped, controller, ...): updates nb_info(). */
+/* Fresh driver state (stopped, controller, ready...): updates nb_info(). */
 int nb_refresh_info(struct nb_device *d);
+
+/*
+ * nb_wait_ready() - wait up to timeout_ms for the driver's start-up (the
+ * preference block, the id strings, the handshake) to end: 1 when it has,
+ * 0 on timeout, a negative errno if the device fails (-ENODEV: unplugged).
+ * The body works before; its calibration and ids don't.
+ */
+int nb_wait_ready(struct nb_device *d, int timeout_ms);
 
 /* The boards: fills up to max entries, returns how many boards there are. */
 int nb_boards(struct nb_device *d, struct naobody_board *out, unsigned int max);

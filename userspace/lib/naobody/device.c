@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 struct nb_device {
@@ -21,6 +22,8 @@ struct nb_device {
 	uint64_t lost;
 	struct naobody_info info;
 	struct nb_calibration cal;
+	bool cal_final;			/* cal is what the block holds, or all it will */
+	uint64_t cal_retry_ns;		/* no new read before this */
 };
 
 static int ioctl_errno(int fd, unsigned long cmd, void *arg)
@@ -57,19 +60,46 @@ static int ring_read(const struct nb_device *d, uint64_t n, struct naobody_recor
 	return 0;
 }
 
-static void load_calibration(struct nb_device *d)
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The calibration from the preference block. The driver reads the block
+ * during its start-up, a couple of seconds after the device appears: until
+ * it has, the defaults apply and another read is tried at most once a
+ * second. A block that fails its CRC or doesn't parse is final too (the
+ * driver won't read it again): the defaults stay.
+ */
+static void refresh_calibration(struct nb_device *d)
 {
 	uint32_t flags = 0;
+	uint64_t now;
 	void *block;
+	int n;
 
-	nb_calibration_init(&d->cal);
+	if (d->cal_final)
+		return;
+	now = now_ns();
+	if (now < d->cal_retry_ns)
+		return;
+	d->cal_retry_ns = now + 1000000000ull;
 	block = malloc(NAOBODY_PREFS_SIZE);
 	if (!block)
 		return;
-	if (nb_prefs(d, block, NAOBODY_PREFS_SIZE, &flags) > 0 &&
-	    (flags & NAOBODY_PREFS_VALID) &&
-	    nb_prefs_parse(block, NAOBODY_PREFS_SIZE, &d->cal) < 0)
-		nb_calibration_init(&d->cal);
+	n = nb_prefs(d, block, NAOBODY_PREFS_SIZE, &flags);
+	if (n > 0) {
+		d->cal_final = true;
+		if (!(flags & NAOBODY_PREFS_VALID) ||
+		    nb_prefs_parse(block, NAOBODY_PREFS_SIZE, &d->cal) < 0)
+			nb_calibration_init(&d->cal);
+	} else if (n != -ENODATA) {
+		d->cal_final = true;	/* an error that won't go away */
+	}
 	free(block);
 }
 
@@ -118,7 +148,8 @@ struct nb_device *nb_open(const char *path, unsigned int flags)
 	d->cursor = ring_head(d);
 	if (d->cursor)
 		d->cursor--;	/* start at the newest record */
-	load_calibration(d);
+	nb_calibration_init(&d->cal);
+	refresh_calibration(d);
 	return d;
 
 err_unmap:
@@ -152,8 +183,9 @@ const struct naobody_info *nb_info(const struct nb_device *d)
 	return &d->info;
 }
 
-const struct nb_calibration *nb_calibration(const struct nb_device *d)
+const struct nb_calibration *nb_calibration(struct nb_device *d)
 {
+	refresh_calibration(d);
 	return &d->cal;
 }
 
@@ -226,9 +258,10 @@ int nb_latest(struct nb_device *d, struct naobody_record *rec)
 	return -EAGAIN;
 }
 
-void nb_record_sensors(const struct nb_device *d, const struct naobody_record *rec,
+void nb_record_sensors(struct nb_device *d, const struct naobody_record *rec,
 		       struct nb_sensors *out)
 {
+	refresh_calibration(d);
 	nb_sensors_from_counts(out, &rec->sensors, &rec->commanded, &d->cal);
 }
 
@@ -260,6 +293,7 @@ int nb_command(struct nb_device *d, const struct nb_actuators *a, uint32_t set)
 {
 	struct naobody_actuators counts;
 
+	refresh_calibration(d);
 	nb_actuators_to_counts(&counts, a, &d->cal);
 	return nb_command_counts(d, &counts, set);
 }
@@ -335,4 +369,22 @@ int nb_prefs(struct nb_device *d, void *buf, size_t len, uint32_t *flags)
 	if (flags)
 		*flags = p.flags;
 	return (int)p.size;
+}
+
+int nb_wait_ready(struct nb_device *d, int timeout_ms)
+{
+	uint64_t end = now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+	const struct timespec tick = { 0, 50 * 1000000L };
+	int err;
+
+	for (;;) {
+		err = nb_refresh_info(d);
+		if (err)
+			return err;
+		if (d->info.flags & NAOBODY_INFO_READY)
+			return 1;
+		if (now_ns() >= end)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
 }
