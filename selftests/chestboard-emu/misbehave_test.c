@@ -274,11 +274,17 @@ TEST_F(emu, survives_a_host_that_gives_up)
 	}
 	ASSERT_EQ(0, nb_emu_stats(&self->emu, &s));
 	EXPECT_EQ(45, s.frames);
+	/*
+	 * The emulator learns that an answer was read through FunctionFS's
+	 * workqueue, so only once the next frame has come out of it: the
+	 * last answer may not be marked read yet.
+	 */
 	ASSERT_EQ(5, nb_emu_frames(&self->emu, 40, rec, 5));
 	for (int i = 0; i < 5; i++) {
 		EXPECT_EQ(40 + i, rec[i].seq);
-		EXPECT_EQ(NB_EMU_F_ACKED | NB_EMU_F_ANSWER_READ,
-			  rec[i].flags & (NB_EMU_F_ACKED | NB_EMU_F_ANSWER_READ));
+		EXPECT_TRUE(rec[i].flags & NB_EMU_F_ACKED);
+		if (i < 4)
+			EXPECT_TRUE(rec[i].flags & NB_EMU_F_ANSWER_READ);
 	}
 }
 
