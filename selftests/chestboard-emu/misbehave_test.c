@@ -281,7 +281,6 @@ TEST_F(emu, survives_a_host_that_gives_up)
 	 */
 	ASSERT_EQ(5, nb_emu_frames(&self->emu, 40, rec, 5));
 	for (int i = 0; i < 5; i++) {
-		TH_LOG("frame %llu: flags %#x", (unsigned long long)rec[i].seq, rec[i].flags);
 		EXPECT_EQ(40 + i, rec[i].seq);
 		EXPECT_TRUE(rec[i].flags & NB_EMU_F_ACKED);
 		if (i < 4)
