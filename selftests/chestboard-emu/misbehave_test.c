@@ -238,11 +238,17 @@ TEST_F(emu, falls_silent_for_a_cycle)
 
 /*
  * The host gives up on steps (unlinks its URBs after 1 ms, as the driver
- * does after 20 ms), skips some, and the emulator keeps up: the next
- * ordinary cycles work.
+ * does after 20 ms), skips some, and the emulator keeps up: it counts
+ * every frame, and the next ordinary cycles work, each acknowledged with
+ * its own frame's CRC and answered with its own answer. Their frames
+ * differ, so that a 0x14 acknowledging an older frame (the last frame
+ * before them gets no 0x14) shows.
  */
 TEST_F(emu, survives_a_host_that_gives_up)
 {
+	struct nb_out_plan p = { .targets = ALL_BOARDS, .requests = NB_REQ_SENSORS };
+	struct nb_emu_frame rec[5];
+	struct naobody_actuators a;
 	uint8_t ack[8], st[2];
 	struct nb_emu_stats s;
 
@@ -259,10 +265,27 @@ TEST_F(emu, survives_a_host_that_gives_up)
 		if (i % 2)
 			host_control(&self->h, HOST_IN, 0x15, 0, 2, st, 1);
 	}
-	for (int i = 0; i < 5; i++)
+	memset(&a, 0, sizeof(a));
+	for (int i = 0; i < 5; i++) {
+		a.position[0] = 10000 * (i + 1);
+		self->len = out_frame(self->frame, &a, &p, &self->crc);
+		ASSERT_LT(0, self->len);
 		HEALTHY();
+	}
 	ASSERT_EQ(0, nb_emu_stats(&self->emu, &s));
 	EXPECT_EQ(45, s.frames);
+	/*
+	 * The emulator learns that an answer was read through FunctionFS's
+	 * workqueue, so only once the next frame has come out of it: the
+	 * last answer may not be marked read yet.
+	 */
+	ASSERT_EQ(5, nb_emu_frames(&self->emu, 40, rec, 5));
+	for (int i = 0; i < 5; i++) {
+		EXPECT_EQ(40 + i, rec[i].seq);
+		EXPECT_TRUE(rec[i].flags & NB_EMU_F_ACKED);
+		if (i < 4)
+			EXPECT_TRUE(rec[i].flags & NB_EMU_F_ANSWER_READ);
+	}
 }
 
 static void reopen(struct __test_metadata *_metadata, struct nb_emu *emu, struct host *h)

@@ -96,6 +96,7 @@ struct emu_io {
 };
 
 #define EMU_IN_SLOTS		8	/* answers and ZLPs being withdrawn */
+#define EMU_OUT_SLOTS		4	/* the bulk OUT read, and probed ones */
 
 /* A request answer waiting for room in an answer frame. */
 struct emu_pending {
@@ -180,7 +181,7 @@ struct emu {
 
 	int epfd, evfd, tfd, sigfd, ctlfd;
 	aio_context_t aio;
-	struct emu_io out, in[EMU_IN_SLOTS];
+	struct emu_io out[EMU_OUT_SLOTS], in[EMU_IN_SLOTS];
 	unsigned int out_errors;		/* bulk OUT failures in a row */
 	uint8_t frame[EMU_OUT_BUF];		/* the frame being handled */
 
@@ -226,6 +227,7 @@ void usb_teardown(struct emu *e);
 int usb_bind(struct emu *e);
 int usb_unbind(struct emu *e);
 int usb_submit_out(struct emu *e);
+bool usb_frame_in_flight(struct emu *e);
 int usb_submit_in(struct emu *e, uint64_t seq, size_t len, bool zlp);
 void usb_cancel_in(struct emu *e);
 bool usb_in_queued(struct emu *e);

@@ -13,13 +13,16 @@
  * FunctionFS can deliver the 0x14 setup before the data of the frame it
  * acknowledges. Such a request is held, unanswered, until the frame
  * arrives or ack_wait_ms pass; then it is stalled rather than answered
- * with an older frame's CRC. While a setup is held, ep0 is not watched:
- * FunctionFS reports a pending setup as readable for as long as it is
- * pending, and a read would stall it. Any event FunctionFS adds meanwhile
- * cancels the held setup, which the answer's write() then reports
- * (EIDRM); the events are read when the hold ends. A silent hold (the
- * silence misbehaviour) ends when the next frame arrives or after
- * EMU_SILENT_MS, past the host's 20 ms timeout.
+ * with an older frame's CRC. So is a 0x14 that comes while the newest
+ * frame we have is unacknowledged (the host gave up before its 0x14)
+ * and a newer one is on its way, which usb_frame_in_flight() asks the
+ * UDC. While a setup is held, ep0 is not watched: FunctionFS reports a
+ * pending setup as readable for as long as it is pending, and a read
+ * would stall it. Any event FunctionFS adds meanwhile cancels the held
+ * setup, which the answer's write() then reports (EIDRM); the events are
+ * read when the hold ends. A silent hold (the silence misbehaviour) ends
+ * when the next frame arrives or after EMU_SILENT_MS, past the host's
+ * 20 ms timeout.
  *
  * Answering a setup blocks in FunctionFS until the host has taken the
  * data (or the status stage); if the host gave up on the request it
@@ -207,7 +210,12 @@ static void setup(struct emu *e, const struct usb_ctrlrequest *s)
 	case EMU_REQ_ACK:
 		if (!in)
 			goto bad;
-		if (e->frames > e->acked) {
+		/*
+		 * An unacknowledged frame is this request's only if no newer
+		 * one is on its way: the host may have given up on that
+		 * frame's 0x14 and sent another frame since.
+		 */
+		if (e->frames > e->acked && !usb_frame_in_flight(e)) {
 			/* the frame's misbehaviour is known: it has arrived */
 			if (e->cycle_misb == NB_EMU_MISB_SILENCE)
 				hold(e, s, true);

@@ -27,7 +27,7 @@
 
 #include "emu.h"
 
-/* aio_data of each transfer: IO_OUT, or IO_IN + the IN slot */
+/* aio_data of each transfer: IO_OUT + the OUT slot, or IO_IN + the IN slot */
 #define IO_OUT		1
 #define IO_IN		16
 
@@ -136,7 +136,12 @@ int usb_setup(struct emu *e)
 		emu_log(e, 0, "io_setup: %s", strerror(errno));
 		return -errno;
 	}
-	return io_init(&e->out, EMU_OUT_BUF);
+	for (unsigned int i = 0; i < EMU_OUT_SLOTS; i++) {
+		err = io_init(&e->out[i], EMU_OUT_BUF);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 void usb_teardown(struct emu *e)
@@ -153,8 +158,10 @@ void usb_teardown(struct emu *e)
 	if (e->evfd >= 0)
 		close(e->evfd);
 	e->evfd = -1;
-	free(e->out.buf);
-	e->out.buf = NULL;
+	for (unsigned int i = 0; i < EMU_OUT_SLOTS; i++) {
+		free(e->out[i].buf);
+		e->out[i].buf = NULL;
+	}
 }
 
 int usb_bind(struct emu *e)
@@ -236,17 +243,70 @@ static int submit(struct emu *e, struct emu_io *io, int fd, uint64_t tag,
 	return submit_all(e, &io, 1);
 }
 
+/* The OUT read the next frame goes to, or NULL if none is queued. */
+static struct emu_io *live_out(struct emu *e)
+{
+	for (unsigned int i = 0; i < EMU_OUT_SLOTS; i++)
+		if (e->out[i].busy && !e->out[i].cancelled)
+			return &e->out[i];
+	return NULL;
+}
+
 int usb_submit_out(struct emu *e)
 {
+	unsigned int i;
 	int err;
 
-	if (!e->enabled || e->out.busy)
+	if (!e->enabled || live_out(e))
 		return 0;
-	err = submit(e, &e->out, e->g.ep_out, IO_OUT, IOCB_CMD_PREAD,
-		     e->out.buf, e->out.cap);
+	for (i = 0; i < EMU_OUT_SLOTS && e->out[i].busy; i++)
+		;
+	if (i == EMU_OUT_SLOTS) {
+		emu_log(e, 0, "bulk OUT read: every slot is still being withdrawn");
+		return -EBUSY;
+	}
+	err = submit(e, &e->out[i], e->g.ep_out, IO_OUT + i, IOCB_CMD_PREAD,
+		     e->out[i].buf, e->out[i].cap);
 	if (err)
 		emu_log(e, 0, "bulk OUT read: %s", strerror(-err));
 	return err;
+}
+
+/*
+ * Has the host delivered a frame that hasn't reached us yet? FunctionFS
+ * completes an AIO read through a workqueue, so a frame's data can come
+ * after the 0x14 the host sent once it had been delivered, and the setup
+ * alone can't tell whether it is the 0x14 of the newest frame we have or
+ * of one still on its way (the host may have given up on the newest
+ * one's 0x14). The UDC knows: io_cancel() on the queued read asks it to
+ * dequeue the request (ffs_aio_cancel(), usb_ep_dequeue()). If the
+ * request has completed, that fails (EINVAL) and changes nothing: a frame
+ * is on its way. If it was still queued, no frame is: it is taken off
+ * (its completion, -ECONNRESET, comes later and is ignored) and another
+ * read is queued at once; the host's next frame, if it is already being
+ * sent, waits (NAKs) meanwhile.
+ *
+ * The host sends a 0x14 only once its frame is delivered and then waits
+ * for it, so the request holds no part of a frame when this is asked,
+ * unless the 0x14 is one the host has given up on and it is sending the
+ * next frame, longer than what dummy_hcd moves in one pass (1216 bytes
+ * a millisecond at full speed): that part is lost, and the frame arrives
+ * cut, as when the host unlinks a frame halfway.
+ */
+bool usb_frame_in_flight(struct emu *e)
+{
+	struct emu_io *io = live_out(e);
+	struct io_event ev;
+
+	if (!io)
+		return false;
+	if (io_cancel(e->aio, &io->cb, &ev) == 0 || errno != EINPROGRESS) {
+		emu_log(e, 3, "bulk OUT: a frame is on its way");
+		return true;
+	}
+	io->cancelled = true;
+	usb_submit_out(e);
+	return false;
 }
 
 static struct emu_io *free_in_slot(struct emu *e, unsigned int *slot,
@@ -310,10 +370,14 @@ static void reap(struct emu *e, const struct io_event *ev)
 	long res = (long)ev->res;
 	struct emu_io *io;
 
-	if (ev->data == IO_OUT) {
-		e->out.busy = false;
+	if (ev->data >= IO_OUT && ev->data < IO_OUT + EMU_OUT_SLOTS) {
+		io = &e->out[ev->data - IO_OUT];
+		io->busy = false;
+		/* a read taken off by usb_frame_in_flight(): -ECONNRESET */
+		if (io->cancelled && res <= 0)
+			return;
 		if (res > 0)
-			memcpy(e->frame, e->out.buf, (size_t)res);
+			memcpy(e->frame, io->buf, (size_t)res);
 		else if (res < 0 && res != -EAGAIN && res != -ESHUTDOWN &&
 			 res != -ECONNRESET)
 			emu_log(e, 1, "bulk OUT: %s", strerror((int)-res));
