@@ -68,8 +68,11 @@ int status_main(int argc, char **argv)
 	else
 		printf("death switch  off\n");
 	printf("controller    %s\n", info->flags & NAOBODY_INFO_CONTROLLED ? "held" : "none");
+	printf("start-up      %s\n", info->flags & NAOBODY_INFO_READY ? "done" :
+	       "running (preferences, id strings, handshake)");
 	printf("preferences   %s\n", info->flags & NAOBODY_INFO_PREFS_VALID ?
-	       "read, CRC good" : "not available (see dmesg)");
+	       "read, CRC good" : info->flags & NAOBODY_INFO_READY ?
+	       "not available (see dmesg)" : "not read yet");
 
 	n = nb_boards(d, boards, sizeof(boards) / sizeof(boards[0]));
 	if (n >= 0) {
