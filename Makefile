@@ -312,9 +312,19 @@ STOCK_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $(filter debug,$($(s)_VM_TIER))
 vm_env = VM_SUITES="$(strip $(1))" \
 	VM_KMODS="$(sort $(foreach s,$(1),$($(s)_VM_KMODS)))" \
 	VM_FILES="$(strip $(foreach s,$(1),$(addprefix $(s)=,$($(s)_VM_FILES))))"
+# A suite with <suite>_VM_ALONE := 1 gets a VM of its own (it suspends the
+# system, after which the host's root on virtio-9p is gone). vm_runs boots
+# one VM for the others, then one per such suite, named <name>-<suite>, and
+# fails if any run failed: $(call vm_runs,suites,name,run.sh arguments).
+vm_runs = rc=0; \
+	$(call vm_env,$(foreach s,$(1),$(if $($(s)_VM_ALONE),,$(s)))) \
+		$(srctree)/scripts/vm/run.sh --test $(3) --name $(2) || rc=1; \
+	$(foreach s,$(1),$(if $($(s)_VM_ALONE),$(call vm_env,$(s)) \
+		$(srctree)/scripts/vm/run.sh --test $(3) --name $(2)-$(s) || rc=1;)) \
+	exit $$rc
 
 vm-test: modules userspace vm-programs
-	$(Q)$(call vm_env,$(STOCK_VM_SUITES)) $(srctree)/scripts/vm/run.sh --test $(VM_ARGS)
+	$(Q)$(call vm_runs,$(STOCK_VM_SUITES),vm,$(VM_ARGS))
 
 vm-shell: modules userspace vm-programs
 	$(Q)$(call vm_env,$(STOCK_VM_SUITES)) $(srctree)/scripts/vm/run.sh --shell $(VM_ARGS)
@@ -351,9 +361,10 @@ DEBUG_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $($(s)_VM_LOCKDEP),$(s))) \
 # TCG with KASAN and lockdep runs about three times slower: the time limits
 # grow by that, and tests see it as NBVM_TIME_SCALE.
 DEBUG_TIME_SCALE := 3
-DEBUG_VM_ENV = $(call vm_env,$(DEBUG_VM_SUITES)) KVER=$(DEBUG_KVER) \
+DEBUG_VM_ENV_BASE = KVER=$(DEBUG_KVER) \
 	MODDIR=$(DEBUG_KDIR)/modules/lib/modules/$(DEBUG_KVER) KO_DIR=$(DEBUG_O)/src \
 	VM_TIMEOUT_SCALE=$(DEBUG_TIME_SCALE) VM_MEM=$(or $(VM_MEM),1536)
+DEBUG_VM_ENV = $(call vm_env,$(DEBUG_VM_SUITES)) $(DEBUG_VM_ENV_BASE)
 # pci=noacpi: under TCG the instrumented ACPI interpreter runs QEMU's PCI
 # interrupt routing method into its 30 s loop timeout; the BIOS table is
 # instant and gives the same routing.
@@ -377,7 +388,7 @@ debug-modules: debug-kernel
 		$(if $(DEBUG_PROOF),NAOBODY_PROOF=$(DEBUG_PROOF)) modules
 
 check-debug-vm: debug-modules userspace vm-programs
-	$(Q)$(DEBUG_VM_ENV) $(srctree)/scripts/vm/run.sh --test $(DEBUG_VM_ARGS) $(VM_ARGS)
+	$(Q)export $(DEBUG_VM_ENV_BASE); $(call vm_runs,$(DEBUG_VM_SUITES),debug-vm,$(DEBUG_VM_ARGS) $(VM_ARGS))
 
 vm-shell-debug: debug-modules userspace vm-programs
 	$(Q)$(DEBUG_VM_ENV) $(srctree)/scripts/vm/run.sh --shell $(DEBUG_VM_ARGS) $(VM_ARGS)

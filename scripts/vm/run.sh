@@ -46,6 +46,20 @@ while [[ $# -gt 0 ]]; do
 	shift
 done
 
+# A filter that selects none of this run's suites: no VM to boot.
+if [[ $mode == test && -n $filter ]]; then
+	selected=
+	for s in ${VM_SUITES:-}; do
+		for f in ${filter//,/ }; do
+			[[ ${f%%/*} == "$s" ]] && selected=1
+		done
+	done
+	if [[ -z $selected ]]; then
+		echo "  VM       $name: the filter selects none of its suites (${VM_SUITES:-none})"
+		exit 0
+	fi
+fi
+
 if [[ -z $kernel ]]; then
 	kernel=/boot/vmlinuz-$KVER
 	[[ -r $kernel ]] || kernel=$NAOBODY_CACHE/vmlinuz-$KVER

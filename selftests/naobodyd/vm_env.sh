@@ -64,7 +64,7 @@ vm_up() {
 	fi
 
 	rmmod naobody 2>/dev/null
-	# make vm-shell loads dummy_hcd at high speed; the emulator loads it at
+	# dummy_hcd loaded by hand at high speed: the emulator loads it again at
 	# full speed, as the real board runs.
 	if grep -qs Y /sys/module/dummy_hcd/parameters/is_high_speed; then
 		rmmod dummy_hcd 2>/dev/null
