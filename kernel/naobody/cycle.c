@@ -357,6 +357,11 @@ void naobody_cycle_start(struct naobody_dev *nb)
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&nb->lock, irqflags);
+	/* Quiesced: only the resume or the restart that ends it starts us. */
+	if (test_bit(NAOBODY_QUIESCED, &nb->flags)) {
+		spin_unlock_irqrestore(&nb->lock, irqflags);
+		return;
+	}
 	clear_bit(NAOBODY_HALTED, &nb->flags);
 	nb->step = NAOBODY_STEP_IDLE;
 	nb->fails = 0;

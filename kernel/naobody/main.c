@@ -81,26 +81,14 @@ void naobody_quiesce(struct naobody_dev *nb)
 {
 	unsigned long irqflags;
 
+	/* The start-up work may be about to start the cycle: it won't now. */
+	set_bit(NAOBODY_QUIESCED, &nb->flags);
 	naobody_cycle_stop(nb);
 	spin_lock_irqsave(&nb->lock, irqflags);
 	naobody_requests_fail_all(nb, -ECANCELED);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
-	cancel_work_sync(&nb->startup_work);
+	cancel_delayed_work_sync(&nb->startup_work);
 	cancel_work_sync(&nb->recovery_work);
-}
-
-/* After a reset or a lost power: the board starts over, and so do we. */
-static int restart(struct naobody_dev *nb)
-{
-	int ret;
-
-	naobody_boards_reset(nb);
-	ret = naobody_startup_probe(nb);
-	if (ret)
-		return ret;
-	naobody_cycle_start(nb);
-	schedule_work(&nb->startup_work);
-	return 0;
 }
 
 /* About 10 s of history at the cycle period, as a power of two. */
@@ -139,7 +127,7 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 	init_waitqueue_head(&nb->wait);
 	INIT_LIST_HEAD(&nb->requests);
 	INIT_KFIFO(nb->events);
-	INIT_WORK(&nb->startup_work, naobody_startup_work);
+	INIT_DELAYED_WORK(&nb->startup_work, naobody_startup_work);
 	INIT_WORK(&nb->recovery_work, naobody_recovery_work);
 	INIT_WORK(&nb->event_work, naobody_event_work);
 	naobody_boards_init(nb);
@@ -166,7 +154,7 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 		goto err_intfdata;
 	}
 	naobody_cycle_start(nb);
-	schedule_work(&nb->startup_work);
+	schedule_delayed_work(&nb->startup_work, 0);
 	dev_info(&intf->dev, "chest board version %08x on /dev/%s, %u us cycle\n",
 		 nb->chest_version, dev_name(nb->dev), naobody_period_us);
 	return 0;
@@ -216,27 +204,27 @@ static int naobody_suspend(struct usb_interface *intf, pm_message_t message)
 	return 0;
 }
 
-/* The board kept its state: carry on, and finish a start-up cut short. */
+/*
+ * The board kept its state: carry on, and finish a start-up cut short
+ * (or a restart: then the work starts the cycle once the board answers).
+ */
 static int naobody_resume(struct usb_interface *intf)
 {
 	struct naobody_dev *nb = usb_get_intfdata(intf);
 
-	naobody_cycle_start(nb);
+	clear_bit(NAOBODY_QUIESCED, &nb->flags);
+	if (!test_bit(NAOBODY_RESTARTING, &nb->flags))
+		naobody_cycle_start(nb);
 	if (!READ_ONCE(nb->startup_done))
-		schedule_work(&nb->startup_work);
+		schedule_delayed_work(&nb->startup_work, 0);
 	return 0;
 }
 
-/* The board lost its state: start over, as at probe; else ask for a reset. */
+/* The board lost its state: it starts over, as at probe. */
 static int naobody_reset_resume(struct usb_interface *intf)
 {
-	struct naobody_dev *nb = usb_get_intfdata(intf);
-	int ret;
-
-	ret = restart(nb);
-	if (ret)
-		usb_queue_reset_device(intf);
-	return ret;
+	naobody_startup_restart(usb_get_intfdata(intf));
+	return 0;
 }
 
 /* io_mutex spans the reset: the recovery work can't touch an endpoint. */
@@ -249,15 +237,14 @@ static int naobody_pre_reset(struct usb_interface *intf)
 	return 0;
 }
 
-/* A failure here makes the USB core rebind the driver. */
+/* The board starts over; the start-up work starts it again, then the cycle. */
 static int naobody_post_reset(struct usb_interface *intf)
 {
 	struct naobody_dev *nb = usb_get_intfdata(intf);
-	int ret;
 
-	ret = restart(nb);
+	naobody_startup_restart(nb);
 	mutex_unlock(&nb->io_mutex);
-	return ret;
+	return 0;
 }
 
 static const struct usb_device_id naobody_ids[] = {

@@ -64,6 +64,8 @@ enum {
 	NAOBODY_GONE,		/* disconnected: no more I/O, files get ENODEV */
 	NAOBODY_HALTED,		/* the cycle must not submit: stopping, suspended */
 	NAOBODY_RECOVERING,	/* recovery work owns the endpoints */
+	NAOBODY_RESTARTING,	/* the start-up work starts the board over */
+	NAOBODY_QUIESCED,	/* suspended, resetting or gone: no cycle_start */
 };
 
 /* Where the cycle's URB chain is. */
@@ -209,7 +211,8 @@ struct naobody_dev {
 	wait_queue_head_t wait;		/* readers, woken per record */
 
 	bool startup_done;		/* the start-up work ran to its end */
-	struct work_struct startup_work;
+	unsigned int restart_tries;	/* of the board's start, since the reset */
+	struct delayed_work startup_work;
 	struct work_struct recovery_work;
 	struct work_struct event_work;
 	DECLARE_KFIFO(events, struct naobody_event_item, 64);
@@ -253,6 +256,7 @@ void naobody_queue_event(struct naobody_dev *nb, u32 event, u32 a, u32 b);
 
 /* --- startup.c ------------------------------------------------------- */
 int naobody_startup_probe(struct naobody_dev *nb);
+void naobody_startup_restart(struct naobody_dev *nb);
 void naobody_startup_work(struct work_struct *work);
 
 /* --- fops.c, sysfs.c, genl.c ------------------------------------------ */

@@ -25,6 +25,14 @@
 #define NAOBODY_HANDSHAKE_TRIES		3
 /* Requests per preference piece or id string before start-up gives up on it. */
 #define NAOBODY_PIECE_TRIES		3
+/*
+ * A board starting over after a reset or a resume gets this many tries of
+ * 0x13 and 0x02, this far apart: about 10 s in all. The PM callbacks don't
+ * wait for it (a board just powered up may not answer yet, and our own
+ * emulator is a user process, frozen until the resume is over).
+ */
+#define NAOBODY_RESTART_TRIES		8
+#define NAOBODY_RESTART_DELAY_MS	250
 
 int naobody_startup_probe(struct naobody_dev *nb)
 {
@@ -203,11 +211,52 @@ static void handshake(struct naobody_dev *nb)
 	kfree(rq);
 }
 
+/*
+ * After a reset, or a resume that lost the board's state: the boards start
+ * over, and the start-up work starts the board again as probe did, then
+ * the cycle, then reads and shakes hands as at probe. The cycle is halted
+ * (quiesced) when this is called.
+ */
+void naobody_startup_restart(struct naobody_dev *nb)
+{
+	naobody_boards_reset(nb);
+	nb->restart_tries = 0;
+	set_bit(NAOBODY_RESTARTING, &nb->flags);
+	clear_bit(NAOBODY_QUIESCED, &nb->flags);
+	schedule_delayed_work(&nb->startup_work, 0);
+}
+
+/* Start the board again; false while it doesn't answer (the work is requeued). */
+static bool restart_board(struct naobody_dev *nb)
+{
+	int ret;
+
+	if (naobody_gone(nb))
+		return false;
+	ret = naobody_startup_probe(nb);
+	if (ret) {
+		if (++nb->restart_tries < NAOBODY_RESTART_TRIES)
+			schedule_delayed_work(&nb->startup_work,
+					      msecs_to_jiffies(NAOBODY_RESTART_DELAY_MS));
+		else
+			dev_err(&nb->intf->dev,
+				"the chest board did not start again after %u tries: %pe; replug it or rebind the driver\n",
+				nb->restart_tries, ERR_PTR(ret));
+		return false;
+	}
+	clear_bit(NAOBODY_RESTARTING, &nb->flags);
+	naobody_cycle_start(nb);
+	return true;
+}
+
 void naobody_startup_work(struct work_struct *work)
 {
-	struct naobody_dev *nb = container_of(work, struct naobody_dev, startup_work);
+	struct naobody_dev *nb = container_of(to_delayed_work(work), struct naobody_dev,
+					      startup_work);
 	struct naobody_request *r;
 
+	if (test_bit(NAOBODY_RESTARTING, &nb->flags) && !restart_board(nb))
+		return;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return;

@@ -2,9 +2,16 @@
 # naobody.ko in the VM: its parameters, and end to end against the chest
 # board emulator through dummy_hcd.
 VM_SUITES += naobody
-naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test events_test boards_test
+naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test events_test boards_test two_boards_test
 naobody_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 naobody_VM_TIMEOUT := 600
+
+# System suspend gets a VM of its own: virtio-9p has no freeze and restore,
+# so the host's root (/host) is gone after a suspend, and later suites use it.
+VM_SUITES += naobody_suspend
+naobody_suspend_VM_PROGS := suspend_test
+naobody_suspend_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+naobody_suspend_VM_ALONE := 1
 
 NBT_SRCS := $(srctree)/selftests/naobody/nbtest.c
 NBT_LIBS := naobody nbemuctl nbgadget
@@ -41,3 +48,9 @@ events_test_LDLIBS := $(NBT_LDLIBS) $(shell $(PKG_CONFIG) --libs libmnl)
 boards_test_SRCS := $(srctree)/selftests/naobody/boards_test.c $(NBT_SRCS)
 boards_test_LIBS := $(NBT_LIBS)
 boards_test_LDLIBS := $(NBT_LDLIBS)
+two_boards_test_SRCS := $(srctree)/selftests/naobody/two_boards_test.c $(NBT_SRCS)
+two_boards_test_LIBS := $(NBT_LIBS)
+two_boards_test_LDLIBS := $(NBT_LDLIBS)
+suspend_test_SRCS := $(srctree)/selftests/naobody/suspend_test.c $(NBT_SRCS)
+suspend_test_LIBS := $(NBT_LIBS)
+suspend_test_LDLIBS := $(NBT_LDLIBS)
