@@ -75,7 +75,8 @@ void naobody_dev_put(struct naobody_dev *nb)
 /*
  * Stop everything that talks to the board: the cycle, the requests riding
  * in it (they fail with -ECANCELED; new ones are refused while the cycle is
- * halted) and the work items. Sleeps; returns promptly.
+ * halted) and the work items. Sleeps: at most as long as a restart's try
+ * of 0x13 and 0x02 in the start-up work (their control timeouts).
  */
 void naobody_quiesce(struct naobody_dev *nb)
 {

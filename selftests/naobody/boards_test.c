@@ -161,11 +161,9 @@ TEST_F(chest, harakiri_reset_comes_back)
 	struct nb_device *d;
 
 	ASSERT_EQ(0, nb_harakiri(self->t.dev, NAOBODY_HARAKIRI_RESET));
-	for (int i = 0; i < 300 && !access("/dev/naobody", F_OK); i++)
-		usleep(10000);
-	for (int i = 0; i < 500 && access("/dev/naobody", F_OK); i++)
-		usleep(10000);
-	ASSERT_EQ(0, access("/dev/naobody", F_OK));
+	/* It goes (within 3 s), then comes back. */
+	nbt_wait_path("/dev/naobody", false, 3000);
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 5000));
 	EXPECT_EQ(-ENODEV, nb_rearm(self->t.dev));
 	d = nb_open(NULL, 0);
 	ASSERT_NE(NULL, d);

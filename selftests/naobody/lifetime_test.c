@@ -40,16 +40,6 @@ static void *poll_thread(void *arg)
 	}
 }
 
-static int wait_gone(const char *path, int timeout_ms)
-{
-	for (int waited = 0; waited <= timeout_ms; waited += 20) {
-		if (access(path, F_OK))
-			return 0;
-		usleep(20000);
-	}
-	return -ETIMEDOUT;
-}
-
 FIXTURE(lifetime) {
 	struct nbt t;
 	int fd;
@@ -108,13 +98,11 @@ TEST_F(lifetime, disconnect_with_open_mappings_and_a_blocked_poller)
 			;
 		EXPECT_EQ(-ENODEV, ret);
 	}
-	EXPECT_EQ(0, wait_gone("/dev/naobody", 5000));
+	EXPECT_EQ(0, nbt_wait_path("/dev/naobody", false, 5000));
 
 	/* Plugged back: a new device, records flow again. */
 	ASSERT_EQ(0, nb_emu_connect(&self->t.emu));
-	for (int i = 0; i < 500 && access("/dev/naobody", F_OK); i++)
-		usleep(10000);
-	ASSERT_EQ(0, access("/dev/naobody", F_OK));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 5000));
 	{
 		struct nb_device *d = nb_open(NULL, 0);
 
@@ -165,9 +153,7 @@ TEST_F(lifetime, unbind_through_sysfs_hangs_up_readers)
 	EXPECT_NE(0u, self->hdr->flags & NAOBODY_RING_DISCONNECTED);
 	ASSERT_EQ(0, nbt_sh("echo %s:1.0 > /sys/bus/usb/drivers/naobody/bind",
 			    self->t.emu.host_dev));
-	for (int i = 0; i < 500 && access("/dev/naobody", F_OK); i++)
-		usleep(10000);
-	EXPECT_EQ(0, access("/dev/naobody", F_OK));
+	EXPECT_EQ(0, nbt_wait_path("/dev/naobody", true, 5000));
 }
 
 /* rmmod must refuse while a file is open, and work once it is closed. */
@@ -217,9 +203,7 @@ TEST_F(lifetime, a_reconnect_storm_leaves_a_working_device)
 	ASSERT_LE(connects + 10, st.connects);
 	/* The old file belongs to a device that is gone. */
 	EXPECT_NE(0u, self->hdr->flags & NAOBODY_RING_DISCONNECTED);
-	for (int i = 0; i < 500 && access("/dev/naobody", F_OK); i++)
-		usleep(10000);
-	ASSERT_EQ(0, access("/dev/naobody", F_OK));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 5000));
 	d = nb_open(NULL, 0);
 	ASSERT_NE(NULL, d);
 	EXPECT_EQ(1, nb_next(d, &rec, 3000));

@@ -37,10 +37,20 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+int nbt_wait_path(const char *path, bool present, int timeout_ms)
+{
+	for (int waited = 0; waited <= timeout_ms; waited += 10) {
+		if ((access(path, F_OK) == 0) == present)
+			return 0;
+		sleep_ms(10);
+	}
+	return -ETIMEDOUT;
+}
+
 int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 {
 	struct nb_emu_options opt = { .args = emu_args, .quiet = 1 };
-	int err, waited;
+	int err;
 
 	memset(t, 0, sizeof(*t));
 	nbt_sh("rmmod naobody 2>/dev/null");
@@ -50,11 +60,8 @@ int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 	if (nbt_sh("modprobe naobody %s", modargs ? modargs : ""))
 		return -ENOEXEC;
 	t->module_loaded = 1;
-	for (waited = 0; access("/dev/naobody", F_OK); waited += 10) {
-		if (waited > 10000)
-			return -ETIMEDOUT;
-		sleep_ms(10);
-	}
+	if (nbt_wait_path("/dev/naobody", true, 10000))
+		return -ETIMEDOUT;
 	t->dev = nb_open(NULL, 0);
 	return t->dev ? 0 : -errno;
 }

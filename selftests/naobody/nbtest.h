@@ -6,6 +6,7 @@
 #ifndef NBTEST_H
 #define NBTEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define NBT_ALL_BOARDS	(~0u)
@@ -34,6 +35,9 @@ void nbt_down(struct nbt *t);
 
 /* Wait until n boards (all: every board) are in state; 0 or -ETIMEDOUT. */
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms);
+
+/* Wait until path exists (present) or not: 0, or -ETIMEDOUT. */
+int nbt_wait_path(const char *path, bool present, int timeout_ms);
 
 /* Skip the records published so far: nb_next() then waits for new ones. */
 void nbt_skip_to_newest(struct nb_device *d);

@@ -20,16 +20,6 @@ static const char *const emu_b_args[] = {
 	"--chest-version", "0x00020030", NULL
 };
 
-static int wait_path(const char *path, bool present, int timeout_ms)
-{
-	for (int waited = 0; waited <= timeout_ms; waited += 20) {
-		if (!access(path, F_OK) == present)
-			return 0;
-		usleep(20000);
-	}
-	return -ETIMEDOUT;
-}
-
 /* The open device whose chest board answers 0x02 with version. */
 static struct nb_device *device_of(struct nb_device *d[2], uint32_t version)
 {
@@ -60,8 +50,8 @@ FIXTURE_SETUP(two)
 	ASSERT_STRNE(self->a.host_dev, self->b.host_dev);
 	ASSERT_EQ(0, nbt_sh("modprobe naobody"));
 	self->module_loaded = true;
-	ASSERT_EQ(0, wait_path("/dev/naobody", true, 10000));
-	ASSERT_EQ(0, wait_path("/dev/naobody1", true, 10000));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 10000));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody1", true, 10000));
 	self->d[0] = nb_open("/dev/naobody", 0);
 	self->d[1] = nb_open("/dev/naobody1", 0);
 	ASSERT_NE(NULL, self->d[0]);
@@ -136,7 +126,7 @@ TEST_F(two, one_unplugged_leaves_the_other_running)
 	ASSERT_NE(NULL, a);
 	ASSERT_NE(NULL, b);
 	ASSERT_EQ(0, nb_emu_disconnect(&self->b));
-	ASSERT_EQ(0, wait_path(b_node, false, 5000));
+	ASSERT_EQ(0, nbt_wait_path(b_node, false, 5000));
 	/* Its records so far can still be read; then it is gone. */
 	nbt_skip_to_newest(b);
 	EXPECT_EQ(-ENODEV, nb_next(b, &rec, 1000));
@@ -147,7 +137,7 @@ TEST_F(two, one_unplugged_leaves_the_other_running)
 
 	/* Plugged back: the same name again, a working device. */
 	ASSERT_EQ(0, nb_emu_connect(&self->b));
-	ASSERT_EQ(0, wait_path(b_node, true, 10000));
+	ASSERT_EQ(0, nbt_wait_path(b_node, true, 10000));
 	again = nb_open(b_node, 0);
 	ASSERT_NE(NULL, again);
 	EXPECT_EQ(CHEST_B, nb_info(again)->chest_version);

@@ -251,6 +251,8 @@ static int send_stop(const char *host, unsigned int port, const char *text)
 	if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait))) {
 		fprintf(stderr, "naoguard: %s port %u: %s\n", host, port, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		freeaddrinfo(res);
 		return 1;
 	}
