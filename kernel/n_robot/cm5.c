@@ -12,7 +12,8 @@
  *    so no packet with a bad checksum is sent;
  *  - a READ_DATA whose checksum never follows makes it stream 0xFF forever,
  *    so F3 goes out only as the two-byte packet (the ldisc writes it whole);
- *  - its receive buffer is 128 bytes, so no longer packet is sent;
+ *  - its receive buffer is 128 bytes, so no longer packet is sent, but for
+ *    a WRITE_DATA of up to 130 (see N_ROBOT_CM5_MAX_TX_FRAME);
  *  - it does not check write formats for read-only registers, so we do;
  *  - a format it rejects leaves the rest of the packet to be parsed as new
  *    instructions, so formats are checked against its bounds first.
@@ -96,6 +97,15 @@ static void cm5_frame_seen(struct nrf *f, const u8 *c, u32 len)
 		f->cm5.outstanding--;
 	else if (c[0] == N_ROBOT_CM5_STATUS)
 		f->cnt.cm5_unsolicited++;
+	if (f->cm5.answer_in && !--f->cm5.answer_in) {
+		/* the answer to the last F1/F2: "the read format will be
+		 * indeterminate until it is successfully re-set"
+		 */
+		if (c[0] == N_ROBOT_CM5_STATUS && c[1] == 0)
+			f->cm5.fmt_unknown &= ~(1U << f->cm5.answer_which);
+		else
+			f->cnt.cm5_formats_lost++;
+	}
 }
 
 const struct nrf_proto cm5_proto = {
@@ -110,8 +120,7 @@ const struct nrf_proto cm5_proto = {
 void cm5_state_init(struct cm5_state *s, struct nrf *rx)
 {
 	memset(s, 0, sizeof(*s));
-	rx->cm5.data_len = 0;
-	rx->cm5.outstanding = 0;
+	memset(&rx->cm5, 0, sizeof(rx->cm5));
 }
 
 /* Validate a format without changing anything. */
@@ -127,7 +136,7 @@ static int cm5_check_format(const struct cm5_state *s, u32 which,
 		const struct n_robot_cm5_entry *e = &entry[i];
 
 		if (e->id > N_ROBOT_CM5_MAX_ID || e->pad ||
-		    e->start >= N_ROBOT_CM5_NUM_REG_BYTES || e->num == 0 ||
+		    e->start >= N_ROBOT_CM5_NUM_REG_BYTES ||
 		    e->num > N_ROBOT_CM5_NUM_REG_BYTES - e->start)
 			return -EINVAL;
 		total += e->num;
@@ -162,6 +171,10 @@ int cm5_set_format(struct cm5_state *s, struct nrf *rx, u32 which,
 	fmt->count = count;
 	if (which == N_ROBOT_CM5_FORMAT_READ)
 		rx->cm5.data_len = cm5_format_bytes(fmt);
+	/* told, not sent: the caller vouches for the firmware's side */
+	rx->cm5.fmt_unknown &= ~(1U << which);
+	if (rx->cm5.answer_in && rx->cm5.answer_which == which)
+		rx->cm5.answer_in = 0;
 	return 0;
 }
 
@@ -228,18 +241,42 @@ int cm5_tx_check(const struct cm5_state *s, const u8 *p, size_t len)
 	return 0;
 }
 
+int cm5_tx_ready(const struct nrf *rx, const u8 *p, size_t len)
+{
+	if (len && p[0] == N_ROBOT_CM5_READ_DATA &&
+	    rx->cm5.fmt_unknown & (1U << N_ROBOT_CM5_FORMAT_READ))
+		return -ESTALE;
+	if (len && p[0] == N_ROBOT_CM5_WRITE_DATA &&
+	    rx->cm5.fmt_unknown & (1U << N_ROBOT_CM5_FORMAT_WRITE))
+		return -ESTALE;
+	return 0;
+}
+
 void cm5_tx_commit(struct cm5_state *s, struct nrf *rx, const u8 *p,
 		   size_t len)
 {
 	struct n_robot_cm5_entry entry[N_ROBOT_CM5_MAX_DYNAMIXELS];
-	u32 count;
+	u32 count, which;
 
+	/*
+	 * A request while an F1/F2 is unanswered: that answer is taken as
+	 * lost (strict request and reply, as libcm5 and BRBrain do), so its
+	 * format stays unknown and a later STATUS cannot vouch for it.
+	 */
+	if (rx->cm5.answer_in) {
+		rx->cm5.answer_in = 0;
+		rx->cnt.cm5_formats_lost++;
+	}
 	if (len >= 3 && (p[0] == N_ROBOT_CM5_SET_READ ||
 			 p[0] == N_ROBOT_CM5_SET_WRITE)) {
+		which = p[0] == N_ROBOT_CM5_SET_READ ? N_ROBOT_CM5_FORMAT_READ :
+						       N_ROBOT_CM5_FORMAT_WRITE;
 		count = cm5_unpack_format(p, entry);
-		cm5_set_format(s, rx, p[0] == N_ROBOT_CM5_SET_READ ?
-			       N_ROBOT_CM5_FORMAT_READ :
-			       N_ROBOT_CM5_FORMAT_WRITE, entry, count);
+		cm5_set_format(s, rx, which, entry, count);
+		/* framed with it from now on, but unknown until answered */
+		rx->cm5.fmt_unknown |= 1U << which;
+		rx->cm5.answer_which = (u8)which;
+		rx->cm5.answer_in = rx->cm5.outstanding + 1;
 	}
 	/* Every packet gets exactly one reply; bound the count anyway. */
 	if (rx->cm5.outstanding < 255)

@@ -28,7 +28,7 @@ bool cm5_read_only(u8 model, u32 addr);
 /* Sum of the byte counts of a format. */
 u32 cm5_format_bytes(const struct cm5_format *fmt);
 
-/* Both formats empty, every id an AX-12, no request outstanding. */
+/* Both formats empty and known, every id an AX-12, nothing outstanding. */
 void cm5_state_init(struct cm5_state *s, struct nrf *rx);
 /*
  * Validate a format (0, -EINVAL, -EMSGSIZE or -EACCES, see the uapi
@@ -38,6 +38,11 @@ int cm5_set_format(struct cm5_state *s, struct nrf *rx, u32 which,
 		   const struct n_robot_cm5_entry *entry, u32 count);
 /* Validate a packet the host wants to send; 0 or a negative errno. */
 int cm5_tx_check(const struct cm5_state *s, const u8 *p, size_t len);
+/*
+ * -ESTALE if p (which passed cm5_tx_check()) is a READ_DATA or WRITE_DATA
+ * and that format is unknown: sent but not answered by a clean STATUS.
+ */
+int cm5_tx_ready(const struct nrf *rx, const u8 *p, size_t len);
 /* The packet passed cm5_tx_check() and is being sent: learn from it. */
 void cm5_tx_commit(struct cm5_state *s, struct nrf *rx, const u8 *p,
 		   size_t len);

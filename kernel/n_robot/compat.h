@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The tty line discipline API across the kernels n_robot builds for (5.4 to
- * 6.x). Kbuild probes the kernel's headers and defines NR_HAVE_*; this file
- * turns them into one set of names. ldisc.c writes its hooks once, with the
- * 6.6 types, and uses the nr_*_op names below in its tty_ldisc_ops. Built
- * and run on Debian 12's 6.1; the other branches follow the kernel's history
- * and are not compile-tested here (Documentation/n_robot.rst). The API
+ * The tty line discipline API across the kernels n_robot is designed for
+ * (4.4 to 6.x; built here: 5.10 to 6.12). Kbuild probes the kernel's
+ * headers and defines NR_HAVE_*; this file turns them into one set of names.
+ * ldisc.c writes its hooks once, with the 6.6 types, and uses the nr_*_op
+ * names below in its tty_ldisc_ops. Run on
+ * Debian 12's 6.1 and 6.1-rt; built by make check against 5.10, 5.10-rt,
+ * 6.1, 6.1-rt, 6.12 and 6.12-rt (scripts/build-matrix.sh). The branches for
+ * older kernels (5.4, 4.4) follow the kernel's history and are not
+ * compile-tested here (Documentation/dev/kernel-compat.rst). The API
  * changed in:
  *
+ *   4.16  poll() returns __poll_t, masks are EPOLL* (in core.h, which the
+ *         serdev driver shares)
  *   5.11  ldisc read() fills a kernel buffer, iterated with cookie/offset
  *   5.13  tty_ldisc_ops lost .magic
  *   5.14  tty_(un)register_ldisc() take the ops; receive flags are const
+ *   5.1x  ldisc hangup() returns void (int in 5.10, void in 6.1)
  *   5.16  ldisc ioctl() and n_tty_ioctl_helper() lost the file argument
  *   5.18  N_DEVELOPMENT in <uapi/linux/tty.h>
  *   6.6   receive_buf() takes const u8 *flags and a size_t count
@@ -18,6 +24,7 @@
 #ifndef _N_ROBOT_COMPAT_H
 #define _N_ROBOT_COMPAT_H
 
+#include <linux/poll.h>
 #include <linux/tty.h>
 #include <linux/tty_ldisc.h>
 #include <linux/uaccess.h>
@@ -33,6 +40,17 @@ static int nr_ioctl(struct tty_struct *tty, unsigned int cmd,
 		    unsigned long arg);
 static ssize_t nr_read(struct tty_struct *tty, struct file *file, u8 *kbuf,
 		       size_t nr, void **cookie, unsigned long offset);
+static void nr_hangup(struct tty_struct *tty);
+
+#ifdef NR_HAVE_INT_HANGUP
+static int nr_hangup_op(struct tty_struct *tty)
+{
+	nr_hangup(tty);
+	return 0;
+}
+#else
+#define nr_hangup_op nr_hangup
+#endif
 
 #if defined(NR_HAVE_U8_FLAGS)
 #define nr_receive_buf_op nr_receive_buf

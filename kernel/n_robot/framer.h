@@ -55,6 +55,7 @@ struct nrf_counters {
 	u64 resyncs;
 	u64 tty_errors;
 	u64 cm5_unsolicited;
+	u64 cm5_formats_lost;
 };
 
 struct nrf;
@@ -83,6 +84,15 @@ struct nrf_proto {
 struct nrf_cm5_rx {
 	u32 data_len;		/* sum of the read format's byte counts */
 	u32 outstanding;	/* requests written, not yet answered */
+	/*
+	 * The firmware's format is known only once a clean STATUS answered
+	 * it: bit N_ROBOT_CM5_FORMAT_* set while not. answer_in counts the
+	 * replies until the one answering the last F1/F2 (0: none awaited),
+	 * answer_which is its format.
+	 */
+	u8 fmt_unknown;
+	u8 answer_which;
+	u32 answer_in;
 };
 
 struct nrf {

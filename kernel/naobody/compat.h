@@ -1,17 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Kernel API differences, kept in one place. The driver targets Debian 12's
- * 6.1 and keeps 5.4 .. 6.x (HULKs-OS) building. Kbuild probes the headers of
- * the kernel being built against for each API (see kernel/naobody/Kbuild),
- * so a distribution kernel with a change backported works too; nothing here
- * or elsewhere tests LINUX_VERSION_CODE.
+ * 6.1; make check builds it against 5.10, 5.10-rt, 6.1, 6.1-rt, 6.12 and
+ * 6.12-rt (scripts/build-matrix.sh), and it is designed for HULKs-OS's
+ * 5.4.70-rt40 and the 4.4 RT kernels of older NAO images, which no package
+ * here ships: the fallbacks for those follow the kernel's history and are
+ * not compile-tested against them. Kbuild probes the headers of the kernel
+ * being built against for each API (see kernel/naobody/Kbuild), so a
+ * distribution kernel with a change backported works too; nothing here or
+ * elsewhere tests LINUX_VERSION_CODE. Documentation/dev/kernel-compat.rst
+ * lists every probe.
  */
 #ifndef NAOBODY_COMPAT_H
 #define NAOBODY_COMPAT_H
 
+#include <linux/compat.h>
 #include <linux/device.h>
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/sysfs.h>
 
 /* class_create() lost its owner argument in 6.4. */
 static inline struct class *naobody_class_create(const char *name)
@@ -46,5 +56,81 @@ static inline void naobody_vm_flags_mod(struct vm_area_struct *vma,
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 #endif
 }
+
+/*
+ * sysfs_emit() and sysfs_emit_at() arrived in 5.10: before, a show()
+ * formats into its PAGE_SIZE buffer itself, as they do.
+ */
+#ifndef NAOBODY_HAVE_SYSFS_EMIT
+static inline __printf(2, 3)
+int naobody_sysfs_emit(char *buf, const char *fmt, ...)
+{
+	va_list args;
+	int len;
+
+	va_start(args, fmt);
+	len = vscnprintf(buf, PAGE_SIZE, fmt, args);
+	va_end(args);
+	return len;
+}
+
+static inline __printf(3, 4)
+int naobody_sysfs_emit_at(char *buf, int at, const char *fmt, ...)
+{
+	va_list args;
+	int len;
+
+	if (WARN_ON_ONCE(at < 0 || at >= PAGE_SIZE))
+		return 0;
+	va_start(args, fmt);
+	len = vscnprintf(buf + at, PAGE_SIZE - at, fmt, args);
+	va_end(args);
+	return len;
+}
+
+#define sysfs_emit naobody_sysfs_emit
+#define sysfs_emit_at naobody_sysfs_emit_at
+#endif
+
+/*
+ * compat_ptr_ioctl() arrived in 5.5: before, the same few lines (our
+ * ioctls take pointers, or nothing, and their structs have one layout).
+ */
+#ifndef NAOBODY_HAVE_COMPAT_PTR_IOCTL
+#ifdef CONFIG_COMPAT
+static inline long naobody_compat_ptr_ioctl(struct file *file, unsigned int cmd,
+					    unsigned long arg)
+{
+	if (!file->f_op->unlocked_ioctl)
+		return -ENOIOCTLCMD;
+	return file->f_op->unlocked_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
+}
+
+#define compat_ptr_ioctl naobody_compat_ptr_ioctl
+#else
+#define compat_ptr_ioctl NULL
+#endif
+#endif
+
+/*
+ * no_llseek went in 6.12: a NULL .llseek has meant "not seekable" (-ESPIPE)
+ * since 2.6.37, which is all no_llseek ever did.
+ */
+#ifndef NAOBODY_HAVE_NO_LLSEEK
+#define no_llseek NULL
+#endif
+
+/* __poll_t and the EPOLL* masks for poll() arrived in 4.16. */
+#ifndef NAOBODY_HAVE_POLL_T
+#define __poll_t unsigned int
+#endif
+#ifndef EPOLLIN
+#define EPOLLIN		POLLIN
+#define EPOLLOUT	POLLOUT
+#define EPOLLERR	POLLERR
+#define EPOLLHUP	POLLHUP
+#define EPOLLRDNORM	POLLRDNORM
+#define EPOLLWRNORM	POLLWRNORM
+#endif
 
 #endif /* NAOBODY_COMPAT_H */

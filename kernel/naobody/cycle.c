@@ -27,6 +27,8 @@
 #include "trace.h"
 
 #define NAOBODY_STEP_TIMEOUT_MS		20
+/* Each step of the last frame: the spec's 20 ms, and slack for a busy host. */
+#define NAOBODY_LIMP_STEP_MS		50
 #define NAOBODY_ANSWER_MAX		512
 #define NAOBODY_REQ_ACK			0x14
 #define NAOBODY_REQ_STATUS		0x15
@@ -70,7 +72,7 @@ static void submit_step(struct naobody_dev *nb, struct urb *urb, enum naobody_st
 		chain_end(nb, false);
 		return;
 	}
-	nb->step_deadline = ktime_add_ms(ktime_get(), NAOBODY_STEP_TIMEOUT_MS);
+	nb->step_deadline = ktime_add(ktime_get(), nb->step_timeout);
 	hrtimer_start(&nb->step_timer, nb->step_deadline, HRTIMER_MODE_ABS);
 }
 
@@ -201,6 +203,9 @@ static void ack_complete(struct urb *urb)
 	if (nb_ack_check(ack, urb->actual_length, nb->out_crc)) {
 		nb->stats.ack_mismatches++;
 		nb->errors |= NAOBODY_ERR_ACK;
+	} else {
+		/* What START and HARAKIRI wait for: requests.c, naobody_requests_age(). */
+		nb->ack_ok = true;
 	}
 	/* Read the answer either way: the frame may have been taken. */
 	submit_step(nb, nb->in_urb, NAOBODY_STEP_IN);
@@ -366,8 +371,13 @@ void naobody_cycle_start(struct naobody_dev *nb)
 	nb->step = NAOBODY_STEP_IDLE;
 	nb->fails = 0;
 	nb->backoff = 0;
-	spin_unlock_irqrestore(&nb->lock, irqflags);
+	/*
+	 * Under the lock: a quiesce (disconnect) that runs as soon as we
+	 * unlock then finds the timer armed and cancels it, rather than a
+	 * timer armed after its cancel, on a device about to be freed.
+	 */
 	hrtimer_start(&nb->timer, ktime_add(ktime_get(), nb->period), HRTIMER_MODE_ABS);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
 }
 
 /* Stop ticking and wait for everything in flight. Sleeps. */
@@ -386,6 +396,84 @@ void naobody_cycle_stop(struct naobody_dev *nb)
 	spin_lock_irqsave(&nb->lock, irqflags);
 	nb->step = NAOBODY_STEP_IDLE;
 	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+static void limp_complete(struct urb *urb)
+{
+	struct naobody_dev *nb = urb->context;
+
+	complete(&nb->limp_done);
+}
+
+/*
+ * The driver is about to stop talking to a board that may be powered
+ * (unbind, rmmod, suspend, a reset, a recovery, a restart that gives up):
+ * send it one last frame with every stiffness 0, then its 0x14 and the IN
+ * read, so the exchange is whole. Synchronous; each step has
+ * NAOBODY_LIMP_STEP_MS, so it takes 3 * NAOBODY_LIMP_STEP_MS at most.
+ * The cycle must not be running (halted, or skipping for a recovery):
+ * this uses its buffers. Returns 0 once the board acknowledged the frame
+ * by its CRC, or the error; callers go on either way.
+ */
+int naobody_cycle_send_limp(struct naobody_dev *nb, const char *why)
+{
+	unsigned long irqflags;
+	int ret, len, actual;
+	u32 crc;
+
+	might_sleep();
+	if (nb->udev->state == USB_STATE_NOTATTACHED)
+		return -ENODEV;
+	/* A quiesce may come while the recovery work sends its own. */
+	mutex_lock(&nb->limp_lock);
+	spin_lock_irqsave(&nb->lock, irqflags);
+	len = naobody_body_build_limp(nb, nb->out_buf, NB_FRAME_MAX, &crc);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	if (len <= 0) {
+		ret = len ? len : -EINVAL;
+		goto out;
+	}
+
+	reinit_completion(&nb->limp_done);
+	usb_fill_bulk_urb(nb->limp_urb, nb->udev, nb->out_pipe, nb->out_buf, len,
+			  limp_complete, nb);
+	nb->limp_urb->transfer_flags |= URB_ZERO_PACKET;
+	ret = usb_submit_urb(nb->limp_urb, GFP_KERNEL);
+	if (ret)
+		goto out;
+	if (!wait_for_completion_timeout(&nb->limp_done,
+					 msecs_to_jiffies(NAOBODY_LIMP_STEP_MS)))
+		usb_kill_urb(nb->limp_urb);
+	ret = nb->limp_urb->status;
+	if (ret)
+		goto out;
+	spin_lock_irqsave(&nb->lock, irqflags);
+	nb->stats.limp_frames++;
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	trace_naobody_tick(nb->index, nb->cycle, len, false);
+
+	ret = usb_control_msg(nb->udev, usb_rcvctrlpipe(nb->udev, 0), NAOBODY_REQ_ACK,
+			      USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE, 0, 0,
+			      nb->ack_buf, NB_ACK_LEN, NAOBODY_LIMP_STEP_MS);
+	if (ret >= 0)
+		ret = nb_ack_check(nb->ack_buf, ret, crc) ? -EPROTO : 0;
+	/* The answer, if one is ready; what it says no longer matters. */
+	usb_bulk_msg(nb->udev, nb->in_pipe, nb->in_buf, NAOBODY_ANSWER_MAX, &actual,
+		     NAOBODY_LIMP_STEP_MS);
+out:
+	mutex_unlock(&nb->limp_lock);
+	/*
+	 * A board that did not get its limp frame may keep its last targets:
+	 * that is worth a warning (ratelimited: a recovery storm sends one
+	 * per recovery). Going limp as asked is routine.
+	 */
+	if (ret)
+		dev_warn_ratelimited(&nb->intf->dev,
+				     "the last frame (stiffness 0) before %s failed: %pe; the body may keep its last targets\n",
+				     why, ERR_PTR(ret));
+	else
+		dev_dbg(&nb->intf->dev, "last frame (stiffness 0) before %s sent\n", why);
+	return ret;
 }
 
 static void clear_halt(struct naobody_dev *nb, int pipe)
@@ -412,7 +500,15 @@ void naobody_recovery_work(struct work_struct *work)
 	pipe = READ_ONCE(nb->stalled_pipe);
 	all = READ_ONCE(nb->recover_all);
 	fails = READ_ONCE(nb->fails);
+	/*
+	 * The ticks are skipped until we are done, and a clear can take
+	 * seconds: the body goes limp first. A stalled OUT endpoint carries
+	 * nothing until it is cleared; that one clear comes first.
+	 */
 	if (!naobody_gone(nb)) {
+		if (!all && pipe == nb->out_pipe)
+			clear_halt(nb, pipe);
+		naobody_cycle_send_limp(nb, "recovering");
 		if (all) {
 			clear_halt(nb, nb->out_pipe);
 			clear_halt(nb, nb->in_pipe);
@@ -422,7 +518,7 @@ void naobody_recovery_work(struct work_struct *work)
 					 fails);
 				usb_queue_reset_device(nb->intf);
 			}
-		} else if (usb_pipebulk(pipe)) {
+		} else if (usb_pipebulk(pipe) && pipe != nb->out_pipe) {
 			clear_halt(nb, pipe);
 		}
 	}
@@ -443,6 +539,11 @@ int naobody_cycle_init(struct naobody_dev *nb)
 {
 	struct usb_device *udev = nb->udev;
 
+	/* First: naobody_dev_release() cancels them whatever failed below. */
+	naobody_hrtimer_setup(&nb->timer, cycle_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS);
+	naobody_hrtimer_setup(&nb->step_timer, step_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS);
 	nb->out_urb = usb_alloc_urb(0, GFP_KERNEL);
 	nb->ack_urb = usb_alloc_urb(0, GFP_KERNEL);
 	nb->in_urb = usb_alloc_urb(0, GFP_KERNEL);
@@ -453,7 +554,9 @@ int naobody_cycle_init(struct naobody_dev *nb)
 	nb->status_buf = kmalloc(NAOBODY_STATUS_LEN, GFP_KERNEL);
 	nb->ack_setup = kmalloc(sizeof(*nb->ack_setup), GFP_KERNEL);
 	nb->status_setup = kmalloc(sizeof(*nb->status_setup), GFP_KERNEL);
-	if (!nb->out_urb || !nb->ack_urb || !nb->in_urb || !nb->status_urb ||
+	nb->limp_urb = usb_alloc_urb(0, GFP_KERNEL);
+	init_completion(&nb->limp_done);
+	if (!nb->out_urb || !nb->ack_urb || !nb->in_urb || !nb->status_urb || !nb->limp_urb ||
 	    !nb->out_buf || !nb->in_buf || !nb->ack_buf || !nb->status_buf ||
 	    !nb->ack_setup || !nb->status_setup)
 		return -ENOMEM;	/* naobody_cycle_free() undoes the rest */
@@ -477,10 +580,7 @@ int naobody_cycle_init(struct naobody_dev *nb)
 			     NAOBODY_STATUS_LEN, status_complete, nb);
 
 	init_usb_anchor(&nb->anchor);
-	naobody_hrtimer_setup(&nb->timer, cycle_timer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_ABS);
-	naobody_hrtimer_setup(&nb->step_timer, step_timer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_ABS);
+	nb->step_timeout = ms_to_ktime(NAOBODY_STEP_TIMEOUT_MS);
 	set_bit(NAOBODY_HALTED, &nb->flags);
 	return 0;
 }
@@ -491,6 +591,7 @@ void naobody_cycle_free(struct naobody_dev *nb)
 	usb_free_urb(nb->ack_urb);
 	usb_free_urb(nb->in_urb);
 	usb_free_urb(nb->status_urb);
+	usb_free_urb(nb->limp_urb);
 	kfree(nb->out_buf);
 	kfree(nb->in_buf);
 	kfree(nb->ack_buf);

@@ -24,6 +24,7 @@
 static_assert(sizeof(struct naobody_sensors) == 432);
 static_assert(sizeof(struct naobody_actuators) == 160);
 static_assert(sizeof(struct naobody_command) == 176);
+static_assert(sizeof(struct naobody_command) >= NAOBODY_COMMAND_SIZE_VER0);
 static_assert(sizeof(struct naobody_record) == 640);
 static_assert(sizeof(struct naobody_ring_header) == 72);
 static_assert(sizeof(struct naobody_info) == 104);
@@ -118,17 +119,10 @@ static int naobody_open(struct inode *inode, struct file *file)
 		goto err_put;
 	}
 	f->nb = nb;
-	/* O_EXCL with write access claims the controller role at open. */
-	if ((file->f_flags & O_EXCL) && (file->f_mode & FMODE_WRITE)) {
-		ret = naobody_claim(nb, f);
-		if (ret)
-			goto err_free;
-	}
+	/* The controller role comes only with NAOBODY_IOC_CLAIM. */
 	file->private_data = f;
 	return stream_open(inode, file);
 
-err_free:
-	kfree(f);
 err_put:
 	naobody_dev_put(nb);
 	return ret;
@@ -187,18 +181,18 @@ static ssize_t naobody_read(struct file *file, char __user *buf, size_t count,
 	return ret;
 }
 
-static int check_command(const struct naobody_command *cmd, size_t count)
+static int check_command(const struct naobody_command *cmd)
 {
 	unsigned int i;
 
-	if (cmd->size != count)
-		return -EINVAL;
 	if (cmd->flags & ~NAOBODY_SET_ALL)
 		return -EOPNOTSUPP;
 	if (cmd->reserved)
 		return -EINVAL;
 	for (i = 0; i < NAOBODY_JOINTS; i++)
-		if (cmd->set.stiffness[i] > NAOBODY_STIFFNESS_MAX)
+		if (cmd->set.stiffness[i] > NAOBODY_STIFFNESS_MAX ||
+		    cmd->set.position[i] < NAOBODY_POSITION_MIN ||
+		    cmd->set.position[i] > NAOBODY_POSITION_MAX)
 			return -EINVAL;
 	if (cmd->set.sonar & ~(NAOBODY_SONAR_LEFT | NAOBODY_SONAR_RIGHT))
 		return -EINVAL;
@@ -214,15 +208,26 @@ static ssize_t naobody_write(struct file *file, const char __user *buf,
 	struct naobody_command cmd;
 	const struct naobody_actuators *set = &cmd.set;
 	unsigned long irqflags;
+	u32 size;
 	int ret;
 
 	if (naobody_gone(nb))
 		return -ENODEV;
-	if (count != sizeof(cmd))
+	/*
+	 * Any size from the first struct's on, as size says: a smaller, older
+	 * one's missing fields would be zero; a newer, larger one's tail must
+	 * be zero (E2BIG otherwise), since this kernel can't apply it.
+	 */
+	if (count < NAOBODY_COMMAND_SIZE_VER0 || count > PAGE_SIZE)
 		return -EINVAL;
-	if (copy_from_user(&cmd, buf, sizeof(cmd)))
+	if (get_user(size, (const u32 __user *)buf))
 		return -EFAULT;
-	ret = check_command(&cmd, count);
+	if (size != count)
+		return -EINVAL;
+	ret = copy_struct_from_user(&cmd, sizeof(cmd), buf, count);
+	if (ret)
+		return ret;
+	ret = check_command(&cmd);
 	if (ret)
 		return ret;
 
@@ -282,8 +287,9 @@ static int naobody_mmap(struct file *file, struct vm_area_struct *vma)
 	return naobody_ring_mmap(&f->nb->ring, vma);
 }
 
+/* usize: the caller's sizeof(struct naobody_info), from the ioctl number. */
 static long ioctl_get_info(struct naobody_dev *nb, struct naobody_file *f,
-			   void __user *arg)
+			   void __user *arg, size_t usize)
 {
 	struct naobody_info info = {
 		.abi_version = NAOBODY_ABI_VERSION,
@@ -293,6 +299,8 @@ static long ioctl_get_info(struct naobody_dev *nb, struct naobody_file *f,
 		.record_count = nb->ring.mask + 1,
 		.ring_size = nb->ring.size,
 		.boards = NB_BOARDS,
+		.size = min(usize, sizeof(info)),
+		.calibration = READ_ONCE(nb->calibration),
 	};
 	unsigned long irqflags;
 
@@ -311,22 +319,59 @@ static long ioctl_get_info(struct naobody_dev *nb, struct naobody_file *f,
 		info.flags |= NAOBODY_INFO_PREFS_VALID;
 	if (READ_ONCE(nb->startup_done))
 		info.flags |= NAOBODY_INFO_READY;
-	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+	if (copy_to_user(arg, &info, info.size))
+		return -EFAULT;
+	/* A newer caller's fields this kernel doesn't know read as zero. */
+	if (usize > sizeof(info) && clear_user(arg + sizeof(info), usize - sizeof(info)))
+		return -EFAULT;
+	return 0;
 }
 
+/* Latch nb, and any device that re-enumerated in its place. */
+static void stop_device_and_successor(struct naobody_dev *nb, u32 reason)
+{
+	struct naobody_dev *other;
+	unsigned long irqflags;
+	int id;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	naobody_safety_stop(nb, reason);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	if (!naobody_gone(nb))
+		return;
+	/* The file outlived its device: the one at the same port now is the body. */
+	mutex_lock(&naobody_idr_lock);
+	idr_for_each_entry(&naobody_idr, other, id) {
+		if (strncmp(other->latch_path, nb->latch_path, sizeof(nb->latch_path)))
+			continue;
+		spin_lock_irqsave(&other->lock, irqflags);
+		naobody_safety_stop(other, reason);
+		spin_unlock_irqrestore(&other->lock, irqflags);
+	}
+	mutex_unlock(&naobody_idr_lock);
+}
+
+/*
+ * NAOBODY_IOC_STOP and NAOBODY_IOC_STOP_NOW (arg NULL). The stop latches
+ * first, whatever the argument holds: a bad pointer, a reserved field set
+ * by a newer header or an unknown reason is reported after the fact, and
+ * an unknown reason is recorded as NAOBODY_STOP_UNSPEC.
+ */
 static long ioctl_stop(struct naobody_dev *nb, void __user *arg)
 {
-	struct naobody_stop stop;
-	unsigned long irqflags;
+	struct naobody_stop stop = { .reason = NAOBODY_STOP_UNSPEC };
+	long ret = 0;
 
-	if (copy_from_user(&stop, arg, sizeof(stop)))
-		return -EFAULT;
-	if (stop.reserved || stop.reason >= __NAOBODY_STOP_MAX)
-		return -EINVAL;
-	spin_lock_irqsave(&nb->lock, irqflags);
-	naobody_safety_stop(nb, stop.reason);
-	spin_unlock_irqrestore(&nb->lock, irqflags);
-	return 0;
+	if (arg && copy_from_user(&stop, arg, sizeof(stop))) {
+		stop.reason = NAOBODY_STOP_UNSPEC;
+		ret = -EFAULT;
+	} else if (stop.reserved || stop.reason >= __NAOBODY_STOP_MAX) {
+		ret = -EINVAL;
+	}
+	stop_device_and_successor(nb, stop.reason);
+	if (naobody_gone(nb))
+		return -ENODEV;
+	return ret;
 }
 
 static long ioctl_rearm(struct naobody_dev *nb)
@@ -425,6 +470,20 @@ static long ioctl_get_chest_id(struct naobody_dev *nb, void __user *arg)
 	return copy_to_user(arg, &id, sizeof(id)) ? -EFAULT : 0;
 }
 
+/* One chest board request at a time (naobody_dev.chest_lock). */
+static int chest_request(struct naobody_dev *nb, u8 type, u16 param,
+			 struct naobody_request *r)
+{
+	int ret;
+
+	ret = mutex_lock_killable(&nb->chest_lock);
+	if (ret)
+		return ret;
+	ret = naobody_request_simple(nb, type, 0, param, r);
+	mutex_unlock(&nb->chest_lock);
+	return ret;
+}
+
 static long ioctl_chest_mode(struct naobody_dev *nb, void __user *arg)
 {
 	struct naobody_chest_mode m;
@@ -439,7 +498,10 @@ static long ioctl_chest_mode(struct naobody_dev *nb, void __user *arg)
 		return -EOPNOTSUPP;
 	if (m.op != NAOBODY_CHEST_QUERY_BOOTLOADER && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	ret = naobody_request_simple(nb, NAOBODY_RQ_CHEST_MODE, 0, m.op, &r);
+	if ((m.op == NAOBODY_CHEST_CYCLE_MOTOR_POWER || m.op == NAOBODY_CHEST_CYCLE_HEAD_POWER) &&
+	    !READ_ONCE(naobody_provisional_power_requests))
+		return -EOPNOTSUPP;
+	ret = chest_request(nb, NAOBODY_RQ_CHEST_MODE, m.op, &r);
 	if (ret)
 		return ret;
 	m.result = r.value;
@@ -459,7 +521,9 @@ static long ioctl_harakiri(struct naobody_dev *nb, void __user *arg)
 		return -EOPNOTSUPP;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return naobody_request_simple(nb, NAOBODY_RQ_HARAKIRI, 0, h.op, &r);
+	if (!READ_ONCE(naobody_provisional_power_requests))
+		return -EOPNOTSUPP;
+	return chest_request(nb, NAOBODY_RQ_HARAKIRI, h.op, &r);
 }
 
 static long naobody_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -468,20 +532,27 @@ static long naobody_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	struct naobody_dev *nb = f->nb;
 	void __user *argp = (void __user *)arg;
 
+	/* A stop latches even on a device that is gone: see ioctl_stop(). */
+	if (cmd == NAOBODY_IOC_STOP)
+		return ioctl_stop(nb, argp);
+	if (cmd == NAOBODY_IOC_STOP_NOW)
+		return ioctl_stop(nb, NULL);
 	if (naobody_gone(nb))
 		return -ENODEV;
 
+	/* GET_INFO of any size from the first struct's on (see the uapi). */
+	if (_IOC_TYPE(cmd) == NAOBODY_IOC_MAGIC && _IOC_DIR(cmd) == _IOC_READ &&
+	    _IOC_NR(cmd) == _IOC_NR(NAOBODY_IOC_GET_INFO) &&
+	    _IOC_SIZE(cmd) >= NAOBODY_INFO_SIZE_VER0)
+		return ioctl_get_info(nb, f, argp, _IOC_SIZE(cmd));
+
 	switch (cmd) {
-	case NAOBODY_IOC_GET_INFO:
-		return ioctl_get_info(nb, f, argp);
 	case NAOBODY_IOC_CLAIM:
 		if (!(file->f_mode & FMODE_WRITE))
 			return -EBADF;
 		return naobody_claim(nb, f);
 	case NAOBODY_IOC_RELEASE:
 		return naobody_release_role(nb, f);
-	case NAOBODY_IOC_STOP:
-		return ioctl_stop(nb, argp);
 	case NAOBODY_IOC_REARM:
 		return ioctl_rearm(nb);
 	case NAOBODY_IOC_GET_PREFS:

@@ -26,20 +26,82 @@ module_param_named(ring_records, naobody_ring_records, uint, 0444);
 MODULE_PARM_DESC(ring_records,
 		 "Records in the state ring, a power of two (default 0: about 10 s of cycles)");
 
+/*
+ * The safety timeouts, which root may change at any time: a write outside
+ * the range fails with EINVAL and leaves the value as it was, and so does a
+ * load. The ranges: see the descriptions.
+ */
+#define NAOBODY_TIMEOUT_MIN_MS	10
+#define NAOBODY_TIMEOUT_MAX_MS	10000
+#define NAOBODY_RAMP_MAX_MS	10000
+
+static int set_controller_timeout(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v))
+		return -EINVAL;
+	if (v && (v < NAOBODY_TIMEOUT_MIN_MS || v > NAOBODY_TIMEOUT_MAX_MS)) {
+		pr_err("controller_timeout_ms=%u is neither 0 nor in %u..%u\n", v,
+		       NAOBODY_TIMEOUT_MIN_MS, NAOBODY_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	if (!v)
+		pr_warn("controller_timeout_ms=0: a silent controller keeps its targets; only its close or release ramps the body down\n");
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static int set_ramp(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v))
+		return -EINVAL;
+	if (v > NAOBODY_RAMP_MAX_MS) {
+		pr_err("ramp_ms=%u is outside 0..%u\n", v, NAOBODY_RAMP_MAX_MS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops controller_timeout_ops = {
+	.set = set_controller_timeout,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops ramp_ops = {
+	.set = set_ramp,
+	.get = param_get_uint,
+};
+
 unsigned int naobody_controller_timeout_ms = 100;
-module_param_named(controller_timeout_ms, naobody_controller_timeout_ms, uint, 0644);
+module_param_cb(controller_timeout_ms, &controller_timeout_ops, &naobody_controller_timeout_ms,
+		0644);
 MODULE_PARM_DESC(controller_timeout_ms,
-		 "Controller silence after which stiffness ramps down (ms, 0: never; default 100)");
+		 "Controller silence after which stiffness ramps down (ms, 10..10000; 0: none, only a close or release of the role ramps; default 100)");
 
 unsigned int naobody_ramp_ms = 1000;
-module_param_named(ramp_ms, naobody_ramp_ms, uint, 0644);
-MODULE_PARM_DESC(ramp_ms, "Time to ramp stiffness to 0 when the controller is lost (ms, default 1000)");
+module_param_cb(ramp_ms, &ramp_ops, &naobody_ramp_ms, 0644);
+MODULE_PARM_DESC(ramp_ms,
+		 "Time to ramp stiffness to 0 when the controller is lost (ms, 0..10000; 0: at once; default 1000)");
+
+/*
+ * The chest mode and harakiri encodings are invented (the spec doesn't give
+ * them, Documentation/chest-board.rst): until someone checked them on the
+ * robot, the requests that change power are refused.
+ */
+bool naobody_provisional_power_requests;
+module_param_named(provisional_power_requests, naobody_provisional_power_requests, bool, 0644);
+MODULE_PARM_DESC(provisional_power_requests,
+		 "Allow the chest requests that change power (harakiri, motor and head power cycles), whose encodings are provisional; set only once checked on this robot (default N: EOPNOTSUPP)");
 
 static int accepted_versions[8] = { 10 };
 static unsigned int n_accepted_versions = 1;
 module_param_array(accepted_versions, int, &n_accepted_versions, 0444);
 MODULE_PARM_DESC(accepted_versions,
-		 "Motor board configuration versions to accept (default 10, like HAL; 10,11 for boards updated by NAOqi 2.8.7)");
+		 "Motor board configuration versions to accept, 0..255 each (default 10, like HAL; 10,11 for boards updated by NAOqi 2.8.7)");
 
 bool naobody_version_accepted(unsigned int version)
 {
@@ -57,6 +119,9 @@ static void naobody_dev_release(struct kref *kref)
 
 	/* A file closed after disconnect may have queued an event. */
 	cancel_work_sync(&nb->event_work);
+	/* Neither may fire on freed memory, whatever path led here. */
+	hrtimer_cancel(&nb->timer);
+	hrtimer_cancel(&nb->step_timer);
 	naobody_ring_free(&nb->ring);
 	naobody_cycle_free(nb);
 	kfree(nb->prefs);
@@ -75,20 +140,31 @@ void naobody_dev_put(struct naobody_dev *nb)
 /*
  * Stop everything that talks to the board: the cycle, the requests riding
  * in it (they fail with -ECANCELED; new ones are refused while the cycle is
- * halted) and the work items. Sleeps: at most as long as a restart's try
- * of 0x13 and 0x02 in the start-up work (their control timeouts).
+ * halted) and the work items. The board may stay powered: right after the
+ * cycle, its last frame sets every stiffness to 0 (why names the state,
+ * for the log). Sleeps: at most as long as a restart's try of 0x13 and
+ * 0x02 in the start-up work (their control timeouts), or a clear of a
+ * halt in the recovery work.
  */
-void naobody_quiesce(struct naobody_dev *nb)
+void naobody_quiesce(struct naobody_dev *nb, const char *why)
 {
 	unsigned long irqflags;
 
 	/* The start-up work may be about to start the cycle: it won't now. */
 	set_bit(NAOBODY_QUIESCED, &nb->flags);
 	naobody_cycle_stop(nb);
+	/*
+	 * Before waiting for the work items: they may take seconds. Unbind
+	 * and rmmod come here with the board still attached (soft_unbind: the
+	 * core has not killed our endpoints yet).
+	 */
+	naobody_cycle_send_limp(nb, why);
 	spin_lock_irqsave(&nb->lock, irqflags);
 	naobody_requests_fail_all(nb, -ECANCELED);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 	cancel_delayed_work_sync(&nb->startup_work);
+	/* After the start-up work, which may queue it. */
+	cancel_delayed_work_sync(&nb->retry_work);
 	cancel_work_sync(&nb->recovery_work);
 }
 
@@ -100,18 +176,68 @@ static unsigned int ring_records(void)
 	return roundup_pow_of_two(DIV_ROUND_UP(10 * USEC_PER_SEC, naobody_period_us));
 }
 
+/*
+ * Is this a chest board, beyond its ids? ffff is no vendor's, so another
+ * device may carry it. What the spec gives, checked cheaply: interface 0
+ * has one bulk IN and one bulk OUT endpoint of 64-byte packets and nothing
+ * but isochronous ones besides (the board's unused EP2); a product string,
+ * when the device has one and its id's entry names one, must be that one
+ * (provisional: "Arm9 v3.3" is the spec's name for ffff:0006).
+ */
+#define NAOBODY_BULK_PACKET	64
+
+/* The product string is the provisional part: a robot whose board says
+ * something else is bound with check_product=0 (and the string reported).
+ */
+static bool naobody_check_product = true;
+module_param_named(check_product, naobody_check_product, bool, 0644);
+MODULE_PARM_DESC(check_product,
+		 "Refuse a device whose USB product string is not the chest board's (provisional: \"Arm9 v3.3\"; default Y)");
+
+static int naobody_check_device(struct usb_interface *intf, const struct usb_device_id *id,
+				struct usb_endpoint_descriptor **bulk_in,
+				struct usb_endpoint_descriptor **bulk_out)
+{
+	const struct usb_host_interface *alt = intf->cur_altsetting;
+	const char *product = interface_to_usbdev(intf)->product;
+	const char *want = (const char *)id->driver_info;
+	unsigned int i, bulk = 0;
+
+	if (usb_find_common_endpoints(intf->cur_altsetting, bulk_in, bulk_out, NULL, NULL)) {
+		dev_err(&intf->dev, "no bulk IN and OUT endpoints on interface 0\n");
+		return -ENODEV;
+	}
+	for (i = 0; i < alt->desc.bNumEndpoints; i++) {
+		const struct usb_endpoint_descriptor *ep = &alt->endpoint[i].desc;
+
+		if (usb_endpoint_xfer_isoc(ep))
+			continue;
+		if (!usb_endpoint_xfer_bulk(ep) || usb_endpoint_maxp(ep) != NAOBODY_BULK_PACKET ||
+		    ++bulk > 2) {
+			dev_err(&intf->dev,
+				"endpoint %02x is not one of a chest board's (bulk, %u-byte packets, two): not binding\n",
+				ep->bEndpointAddress, NAOBODY_BULK_PACKET);
+			return -ENODEV;
+		}
+	}
+	if (naobody_check_product && want && product && strcmp(product, want)) {
+		dev_err(&intf->dev,
+			"product \"%s\" is not a chest board (\"%s\"): not binding; if it is one, load with check_product=0 and report the string\n",
+			product, want);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 static int naobody_probe(struct usb_interface *intf, const struct usb_device_id *id)
 {
 	struct usb_endpoint_descriptor *bulk_in, *bulk_out;
 	struct naobody_dev *nb;
 	int ret;
 
-	ret = usb_find_common_endpoints(intf->cur_altsetting, &bulk_in, &bulk_out,
-					NULL, NULL);
-	if (ret) {
-		dev_err(&intf->dev, "no bulk IN and OUT endpoints on interface 0\n");
-		return -ENODEV;
-	}
+	ret = naobody_check_device(intf, id, &bulk_in, &bulk_out);
+	if (ret)
+		return ret;
 
 	nb = kzalloc(sizeof(*nb), GFP_KERNEL);
 	if (!nb)
@@ -124,11 +250,14 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 	nb->period = ns_to_ktime((u64)naobody_period_us * NSEC_PER_USEC);
 	mutex_init(&nb->io_mutex);
 	mutex_init(&nb->info_lock);
+	mutex_init(&nb->chest_lock);
+	mutex_init(&nb->limp_lock);
 	spin_lock_init(&nb->lock);
 	init_waitqueue_head(&nb->wait);
 	INIT_LIST_HEAD(&nb->requests);
 	INIT_KFIFO(nb->events);
 	INIT_DELAYED_WORK(&nb->startup_work, naobody_startup_work);
+	INIT_DELAYED_WORK(&nb->retry_work, naobody_retry_work);
 	INIT_WORK(&nb->recovery_work, naobody_recovery_work);
 	INIT_WORK(&nb->event_work, naobody_event_work);
 	naobody_boards_init(nb);
@@ -147,6 +276,12 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 	ret = naobody_startup_probe(nb);
 	if (ret)
 		goto err_put;
+	/* A body stopped before it re-enumerated is still stopped. */
+	strscpy(nb->latch_path, dev_name(&nb->udev->dev), sizeof(nb->latch_path));
+	if (naobody_latch_get(nb->latch_path, "", &nb->stop_reason)) {
+		nb->stopped = true;
+		dev_info(&intf->dev, "the death switch is latched (stopped before replug): REARM ends it\n");
+	}
 
 	usb_set_intfdata(intf, nb);
 	ret = naobody_chrdev_add(nb);
@@ -156,8 +291,8 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 	}
 	naobody_cycle_start(nb);
 	schedule_delayed_work(&nb->startup_work, 0);
-	dev_info(&intf->dev, "chest board version %08x on /dev/%s, %u us cycle\n",
-		 nb->chest_version, dev_name(nb->dev), naobody_period_us);
+	dev_dbg(&intf->dev, "chest board version %08x on /dev/%s, %u us cycle\n",
+		nb->chest_version, dev_name(nb->dev), naobody_period_us);
 	return 0;
 
 err_intfdata:
@@ -181,16 +316,13 @@ static void naobody_disconnect(struct usb_interface *intf)
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 	wake_up_interruptible_all(&nb->wait);
 
-	naobody_quiesce(nb);
-	/* Whoever held io_mutex for the hardware has seen NAOBODY_GONE. */
-	mutex_lock(&nb->io_mutex);
-	mutex_unlock(&nb->io_mutex);
+	naobody_quiesce(nb, "unbinding");
 	/* The event names our index: send it before the index is reused. */
 	flush_work(&nb->event_work);
 	naobody_chrdev_remove(nb);
 
 	usb_set_intfdata(intf, NULL);
-	dev_info(&intf->dev, "chest board disconnected\n");
+	dev_dbg(&intf->dev, "chest board disconnected\n");
 	naobody_dev_put(nb);
 }
 
@@ -198,10 +330,8 @@ static int naobody_suspend(struct usb_interface *intf, pm_message_t message)
 {
 	struct naobody_dev *nb = usb_get_intfdata(intf);
 
-	/* The cycle never idles: no autosuspend while bound. */
-	if (PMSG_IS_AUTO(message))
-		return -EBUSY;
-	naobody_quiesce(nb);
+	/* No autosuspend (supports_autosuspend is 0): this is a system sleep. */
+	naobody_quiesce(nb, "suspending");
 	return 0;
 }
 
@@ -216,8 +346,10 @@ static int naobody_resume(struct usb_interface *intf)
 	clear_bit(NAOBODY_QUIESCED, &nb->flags);
 	if (!test_bit(NAOBODY_RESTARTING, &nb->flags))
 		naobody_cycle_start(nb);
-	if (!READ_ONCE(nb->startup_done))
-		schedule_delayed_work(&nb->startup_work, 0);
+	/* A start-up cut short, or boards to ask again: the work sees which. */
+	schedule_delayed_work(&nb->startup_work, 0);
+	if (READ_ONCE(nb->startup_done))
+		naobody_retry_schedule(nb);
 	return 0;
 }
 
@@ -233,7 +365,7 @@ static int naobody_pre_reset(struct usb_interface *intf)
 {
 	struct naobody_dev *nb = usb_get_intfdata(intf);
 
-	naobody_quiesce(nb);
+	naobody_quiesce(nb, "resetting");
 	mutex_lock(&nb->io_mutex);
 	return 0;
 }
@@ -248,9 +380,12 @@ static int naobody_post_reset(struct usb_interface *intf)
 	return 0;
 }
 
+/* driver_info: the product string the device must have if it has one. */
 static const struct usb_device_id naobody_ids[] = {
-	{ USB_DEVICE_INTERFACE_NUMBER(0xffff, 0x0006, 0) },	/* "Arm9 v3.3" */
-	{ USB_DEVICE_INTERFACE_NUMBER(0xffff, 0x0005, 0) },	/* the older board */
+	{ USB_DEVICE_INTERFACE_NUMBER(0xffff, 0x0006, 0),
+	  .driver_info = (kernel_ulong_t)"Arm9 v3.3" },
+	/* The older board: its product string is not known. */
+	{ USB_DEVICE_INTERFACE_NUMBER(0xffff, 0x0005, 0) },
 	{ }
 };
 MODULE_DEVICE_TABLE(usb, naobody_ids);
@@ -270,6 +405,8 @@ static struct usb_driver naobody_driver = {
 
 static int check_params(void)
 {
+	unsigned int i;
+
 	if (naobody_period_us < 2000 || naobody_period_us > 100000) {
 		pr_err("period_us=%u is outside 2000..100000\n", naobody_period_us);
 		return -EINVAL;
@@ -281,6 +418,13 @@ static int check_params(void)
 		       naobody_ring_records);
 		return -EINVAL;
 	}
+	/* The handshake's version is one byte: anything else never matches. */
+	for (i = 0; i < n_accepted_versions; i++) {
+		if (accepted_versions[i] < 0 || accepted_versions[i] > 255) {
+			pr_err("accepted_versions: %d is outside 0..255\n", accepted_versions[i]);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -291,6 +435,7 @@ static int __init naobody_init(void)
 	ret = check_params();
 	if (ret)
 		return ret;
+	naobody_sysfs_init();
 	ret = naobody_chrdev_init();
 	if (ret)
 		return ret;

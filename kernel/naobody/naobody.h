@@ -5,11 +5,15 @@
  *   main.c     module parameters, USB probe/disconnect, power management
  *   startup.c  the spec's start-up: preferences, id strings, board handshake
  *   cycle.c    the hrtimer-driven exchange: OUT frame, 0x14, IN frame, 0x15
- *   body.c     what goes into each OUT frame and what comes out of each
- *              answer: the codec's calls, the safety policy, requests
+ *   body.c     what goes into each OUT frame, the limp frame, the record
+ *   safety.c   the safety policy: stop, rearm, controller loss, the ramp
+ *   requests.c the request scheduler: queue, plan, match, resend, fail
+ *   answers.c  answer decoding: sensors, answering boards, requests
+ *   boards.c   board tracking: the table, up and down events
  *   ring.c     the mmap'd state ring (the writer side of the uapi protocol)
  *   fops.c     /dev/naobody: open, read, write, poll, mmap, ioctl
  *   sysfs.c    counters and state under /sys/class/naobody/<dev>/
+ *   latch.c    the death switch's latch, kept across re-enumerations
  *   genl.c     generic netlink events
  */
 #ifndef NAOBODY_H
@@ -30,12 +34,14 @@
 #include "codec/nb_codec.h"
 
 #define NAOBODY_MAX_DEVICES	8
+#define NAOBODY_LATCH_KEY_LEN	32
 
 /* Module parameters (main.c) */
 extern unsigned int naobody_period_us;
 extern unsigned int naobody_ring_records;
 extern unsigned int naobody_controller_timeout_ms;
 extern unsigned int naobody_ramp_ms;
+extern bool naobody_provisional_power_requests;
 
 /* --- ring.c --------------------------------------------------------- */
 
@@ -89,7 +95,10 @@ struct naobody_stats {
 	u64 ack_mismatches;
 	u64 io_errors;
 	u64 skipped;		/* ticks skipped while backing off or recovering */
+	u64 limp_frames;	/* last frames sent before going quiet */
 	u64 events_dropped;
+	u64 calib_failures;	/* preference block reads that failed */
+	u64 chest_requests_max;	/* most chest board requests queued at once */
 };
 
 /* naobody_request.type: what the request asks for */
@@ -108,7 +117,7 @@ enum naobody_req_type {
  * back in an IN frame. A process-context caller queues it with
  * naobody_request_run() and sleeps; the cycle puts it in a frame, matches
  * its answer, resends it when the answer doesn't come, and completes it.
- * See body.c.
+ * See requests.c.
  */
 struct naobody_request {
 	struct list_head node;
@@ -143,20 +152,30 @@ struct naobody_dev {
 	unsigned int out_pipe, in_pipe;
 
 	/* Held by the recovery work while it touches an endpoint, and across
-	 * a reset (pre_reset to post_reset); disconnect takes it once to wait
-	 * for a holder. Requests need no lock: the cycle carries them.
+	 * a reset (pre_reset to post_reset). Requests need no lock: the cycle
+	 * carries them.
 	 */
 	struct mutex io_mutex;
 	/* What start-up learned (prefs, ids, boards), for the ioctls. */
 	struct mutex info_lock;
+	/*
+	 * One chest board request (chest mode, harakiri) at a time: any
+	 * reader may ask, and the cycle walks the request list with
+	 * interrupts off, so callers queue here, not there.
+	 */
+	struct mutex chest_lock;
 
 	/* Everything the cycle touches, from timer and URB completions. */
 	spinlock_t lock;
 	struct hrtimer timer;		/* the cycle period */
 	struct hrtimer step_timer;	/* the 20 ms step timeout */
+	ktime_t step_timeout;		/* 20 ms; KUnit's cases make it longer */
 	ktime_t period;
 	struct usb_anchor anchor;
 	struct urb *out_urb, *ack_urb, *in_urb, *status_urb;
+	struct urb *limp_urb;		/* naobody_cycle_send_limp()'s frame */
+	struct completion limp_done;
+	struct mutex limp_lock;		/* quiesce's and recovery's last frames */
 	u8 *out_buf, *in_buf, *ack_buf, *status_buf;
 	struct usb_ctrlrequest *ack_setup, *status_setup;
 	enum naobody_step step;
@@ -165,6 +184,7 @@ struct naobody_dev {
 	u32 out_len;
 	u32 out_crc;
 	bool out_ok;			/* this cycle's OUT frame went out */
+	bool ack_ok;			/* ...and its 0x14 carried its CRC */
 	u64 cycle;			/* ticks since the cycle started */
 	u64 chain_cycle;		/* the tick the chain in flight started in */
 	ktime_t out_submit;
@@ -183,12 +203,17 @@ struct naobody_dev {
 	u64 boards_accepted;			/* get targets every cycle */
 	u64 boards_up;				/* answered this cycle */
 	u64 boards_alive;			/* answered lately (events) */
+	u64 boards_dropped;			/* went down: the work asks again */
 	u8 board_misses[NB_BOARDS];
 	u32 last_touch;
 
 	/* Safety: the death switch and the controller. */
 	bool stopped;
 	u32 stop_reason;
+	/* The latch's keys (latch.c): the USB path, and the body id once read. */
+	char latch_path[NAOBODY_LATCH_KEY_LEN];
+	char latch_body_id[NAOBODY_LATCH_KEY_LEN];
+	u64 boards_targeted;			/* ever got targets: the limp frame's */
 	const void *controller;		/* the controlling file, or NULL */
 	ktime_t last_command;
 	bool lost;			/* controller lost; cleared by a write, a claim */
@@ -198,10 +223,14 @@ struct naobody_dev {
 
 	/* Requests riding in the frames, oldest first. */
 	struct list_head requests;
+	u8 chest_mode_hold;		/* cycles before the next chest mode request */
+	unsigned int chest_requests;	/* chest mode and harakiri requests queued */
 
 	/* What start-up learned; under info_lock. */
 	u32 chest_version;
 	bool prefs_read, prefs_valid;
+	u32 calibration;		/* NAOBODY_CALIB_*; READ_ONCE() outside */
+	unsigned int calib_reads;	/* whole blocks read with a bad CRC */
 	u8 *prefs;			/* NAOBODY_PREFS_SIZE bytes */
 	struct naobody_board boards[NB_BOARDS];
 	u8 chest_ids[NAOBODY_CHEST_ID_SLOTS][24];
@@ -213,6 +242,9 @@ struct naobody_dev {
 	bool startup_done;		/* the start-up work ran to its end */
 	unsigned int restart_tries;	/* of the board's start, since the reset */
 	struct delayed_work startup_work;
+	/* Reads again what the start-up could not read: see startup.c. */
+	struct delayed_work retry_work;
+	unsigned int retries;		/* since the last success, for the backoff */
 	struct work_struct recovery_work;
 	struct work_struct event_work;
 	DECLARE_KFIFO(events, struct naobody_event_item, 64);
@@ -227,7 +259,7 @@ static inline bool naobody_gone(struct naobody_dev *nb)
 	return test_bit(NAOBODY_GONE, &nb->flags);
 }
 
-void naobody_quiesce(struct naobody_dev *nb);
+void naobody_quiesce(struct naobody_dev *nb, const char *why);
 
 /* --- cycle.c --------------------------------------------------------- */
 int naobody_cycle_init(struct naobody_dev *nb);
@@ -235,29 +267,53 @@ void naobody_cycle_free(struct naobody_dev *nb);
 void naobody_cycle_start(struct naobody_dev *nb);
 void naobody_cycle_stop(struct naobody_dev *nb);
 void naobody_recovery_work(struct work_struct *work);
+int naobody_cycle_send_limp(struct naobody_dev *nb, const char *why);
 
 /* --- body.c ---------------------------------------------------------- */
-void naobody_boards_init(struct naobody_dev *nb);
-void naobody_boards_reset(struct naobody_dev *nb);
 int naobody_body_build_frame(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc);
+int naobody_body_build_limp(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc);
+void naobody_body_publish(struct naobody_dev *nb, ktime_t now);
+
+/* --- answers.c ------------------------------------------------------- */
 void naobody_body_take_answer(struct naobody_dev *nb, const u8 *buf, u32 len);
 void naobody_body_no_answer(struct naobody_dev *nb);
-void naobody_body_publish(struct naobody_dev *nb, ktime_t now);
+
+/* --- boards.c -------------------------------------------------------- */
+void naobody_boards_init(struct naobody_dev *nb);
+void naobody_boards_reset(struct naobody_dev *nb);
+void naobody_boards_answered(struct naobody_dev *nb, unsigned int board);
+void naobody_boards_track(struct naobody_dev *nb);
+
+/* --- requests.c ------------------------------------------------------ */
 int naobody_request_queue(struct naobody_dev *nb, struct naobody_request *r);
 int naobody_request_wait(struct naobody_dev *nb, struct naobody_request *r);
 int naobody_request_run(struct naobody_dev *nb, struct naobody_request *r);
 int naobody_request_simple(struct naobody_dev *nb, u8 type, u8 board, u16 param,
 			   struct naobody_request *out);
 void naobody_requests_fail_all(struct naobody_dev *nb, int status);
+void naobody_requests_plan(struct naobody_dev *nb, struct nb_out_plan *plan);
+void naobody_requests_commit(struct naobody_dev *nb);
+void naobody_requests_match(struct naobody_dev *nb, const struct nb_msg_info *info);
+void naobody_requests_age(struct naobody_dev *nb);
+
+/* --- safety.c -------------------------------------------------------- */
 void naobody_safety_stop(struct naobody_dev *nb, u32 reason);
 void naobody_safety_rearm(struct naobody_dev *nb);
 void naobody_safety_controller_lost(struct naobody_dev *nb);
+void naobody_safety_apply(struct naobody_dev *nb, ktime_t now);
 void naobody_queue_event(struct naobody_dev *nb, u32 event, u32 a, u32 b);
+
+/* --- latch.c -------------------------------------------------------- */
+bool naobody_latch_set(const char *path, const char *body_id, u32 reason);
+void naobody_latch_clear(const char *path, const char *body_id);
+bool naobody_latch_get(const char *path, const char *body_id, u32 *reason);
 
 /* --- startup.c ------------------------------------------------------- */
 int naobody_startup_probe(struct naobody_dev *nb);
 void naobody_startup_restart(struct naobody_dev *nb);
 void naobody_startup_work(struct work_struct *work);
+void naobody_retry_work(struct work_struct *work);
+void naobody_retry_schedule(struct naobody_dev *nb);
 
 /* --- fops.c, sysfs.c, genl.c ------------------------------------------ */
 int naobody_chrdev_init(void);
@@ -265,6 +321,7 @@ void naobody_chrdev_exit(void);
 int naobody_chrdev_add(struct naobody_dev *nb);
 void naobody_chrdev_remove(struct naobody_dev *nb);
 extern const struct attribute_group *naobody_groups[];
+void naobody_sysfs_init(void);
 int naobody_genl_init(void);
 void naobody_genl_exit(void);
 void naobody_event_work(struct work_struct *work);

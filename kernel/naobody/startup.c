@@ -13,6 +13,14 @@
  * Probe starts the cycle right after step 4, so the body's sensors flow at
  * once; the work then reads what rides in the frames and hands the accepted
  * boards their targets.
+ *
+ * What steps 5 and 6 could not read (a board that answered garbage for a
+ * while, a rough patch on the bus) the retry work reads again while the
+ * cycle runs: 1 s after the start-up, then twice as long after each pass
+ * that read nothing, at most NAOBODY_RETRY_MAX_MS apart, until every piece
+ * is in. Only a block that arrives whole and fails its CRC check
+ * NAOBODY_CALIB_CRC_READS times is given up (NAOBODY_CALIB_FAILED):
+ * reading it again would give the same bytes.
  */
 #include <linux/slab.h>
 #include <linux/usb.h>
@@ -33,6 +41,14 @@
  */
 #define NAOBODY_RESTART_TRIES		8
 #define NAOBODY_RESTART_DELAY_MS	250
+/* How often boards that dropped out, or whose start failed, are asked again. */
+#define NAOBODY_REHANDSHAKE_MS		1000
+#define NAOBODY_CHEST_BODY_ID_SLOT	3	/* uapi: slot 3 is the body id */
+static_assert(NAOBODY_CHEST_ID_LEN < NAOBODY_LATCH_KEY_LEN);
+/* The retry work's backoff. */
+#define NAOBODY_RETRY_FIRST_MS		1000
+#define NAOBODY_RETRY_MAX_MS		32000
+#define NAOBODY_CALIB_CRC_READS		3
 
 int naobody_startup_probe(struct naobody_dev *nb)
 {
@@ -77,13 +93,47 @@ static bool startup_cancelled(struct naobody_dev *nb)
 	return naobody_gone(nb) || test_bit(NAOBODY_HALTED, &nb->flags);
 }
 
-/* Read every piece of the preference block and check its CRC. */
+static void set_calibration(struct naobody_dev *nb, u32 state)
+{
+	lockdep_assert_held(&nb->info_lock);
+	WRITE_ONCE(nb->calibration, state);
+}
+
+/* A read of the block failed: it is read again later (the retry work). */
+static void prefs_failed(struct naobody_dev *nb, unsigned int piece, int err)
+{
+	unsigned long irqflags;
+	bool first;
+
+	mutex_lock(&nb->info_lock);
+	first = nb->calibration == NAOBODY_CALIB_PENDING;
+	set_calibration(nb, NAOBODY_CALIB_RETRYING);
+	mutex_unlock(&nb->info_lock);
+	spin_lock_irqsave(&nb->lock, irqflags);
+	nb->stats.calib_failures++;
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	/* Once: the retries count in statistics/calib_failures. */
+	if (first)
+		dev_warn(&nb->intf->dev,
+			 "preference piece %u: %pe; no calibration yet, reading it again\n",
+			 piece, ERR_PTR(err));
+}
+
+/*
+ * Read every piece of the preference block and check its CRC, unless the
+ * calibration is read already (a restart after a reset: the same board)
+ * or given up.
+ */
 static void read_prefs(struct naobody_dev *nb, struct naobody_request *r)
 {
 	struct nb_prefs_asm *pa;
 	unsigned int piece, try;
+	u32 state = READ_ONCE(nb->calibration);
+	bool retried = state == NAOBODY_CALIB_RETRYING;
 	int ret = 0;
 
+	if (state != NAOBODY_CALIB_PENDING && !retried)
+		return;
 	pa = kmalloc(sizeof(*pa), GFP_KERNEL);
 	if (!pa)
 		return;
@@ -106,22 +156,62 @@ static void read_prefs(struct naobody_dev *nb, struct naobody_request *r)
 		memcpy(nb->prefs, pa->block, NAOBODY_PREFS_SIZE);
 		nb->prefs_read = true;
 		nb->prefs_valid = !ret;
+		if (!ret)
+			set_calibration(nb, NAOBODY_CALIB_READ);
+		else if (++nb->calib_reads >= NAOBODY_CALIB_CRC_READS)
+			set_calibration(nb, NAOBODY_CALIB_FAILED);
+		else
+			set_calibration(nb, NAOBODY_CALIB_RETRYING);
+		state = nb->calibration;
 		mutex_unlock(&nb->info_lock);
-		if (ret)
-			dev_warn(&nb->intf->dev, "the preference block fails its CRC check\n");
+		if (state == NAOBODY_CALIB_FAILED)
+			dev_err(&nb->intf->dev,
+				"the preference block fails its CRC check (%u reads): no calibration\n",
+				NAOBODY_CALIB_CRC_READS);
+		else if (ret)
+			dev_warn(&nb->intf->dev,
+				 "the preference block fails its CRC check; reading it again\n");
+		else if (retried)
+			/* Ends the warning above: said at the same level. */
+			dev_info(&nb->intf->dev, "the preference block is read: calibrated\n");
+		else
+			dev_dbg(&nb->intf->dev, "the preference block is read\n");
 	} else if (!startup_cancelled(nb)) {
-		dev_warn(&nb->intf->dev, "preference piece %u: %pe; no calibration\n",
-			 piece, ERR_PTR(ret));
+		prefs_failed(nb, piece, ret);
 	}
 	kfree(pa);
 }
 
+/*
+ * The body id is the latch's second key (latch.c): a body stopped on
+ * another port is stopped here too, before any board is handed targets
+ * (the handshake comes after the ids).
+ */
+static void latch_by_body_id(struct naobody_dev *nb, const struct naobody_request *r)
+{
+	unsigned long irqflags;
+	u32 reason;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	memset(nb->latch_body_id, 0, sizeof(nb->latch_body_id));
+	memcpy(nb->latch_body_id, r->answer,
+	       min_t(size_t, r->answer_len, NAOBODY_CHEST_ID_LEN));
+	if (nb->stopped)
+		naobody_safety_stop(nb, nb->stop_reason);	/* adds the id */
+	else if (naobody_latch_get(nb->latch_path, nb->latch_body_id, &reason))
+		naobody_safety_stop(nb, reason);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+/* The id strings not read yet (at probe: all of them). */
 static void read_ids(struct naobody_dev *nb, struct naobody_request *r)
 {
 	unsigned int slot, try;
 	int ret;
 
 	for (slot = 0; slot < NAOBODY_CHEST_ID_SLOTS && !startup_cancelled(nb); slot++) {
+		if (READ_ONCE(nb->chest_id_read[slot]))
+			continue;
 		for (try = 0; try < NAOBODY_PIECE_TRIES; try++) {
 			ret = naobody_request_simple(nb, NAOBODY_RQ_ID, 0, slot, r);
 			if (ret != -ETIMEDOUT)
@@ -133,22 +223,87 @@ static void read_ids(struct naobody_dev *nb, struct naobody_request *r)
 		memset(nb->chest_ids[slot], 0, sizeof(nb->chest_ids[slot]));
 		memcpy(nb->chest_ids[slot], r->answer,
 		       min_t(size_t, r->answer_len, NAOBODY_CHEST_ID_LEN));
-		nb->chest_id_read[slot] = true;
+		WRITE_ONCE(nb->chest_id_read[slot], true);
 		mutex_unlock(&nb->info_lock);
+		if (slot == NAOBODY_CHEST_BODY_ID_SLOT)
+			latch_by_body_id(nb, r);
 	}
 }
 
+/* Is anything of steps 5 and 6 still to be read? */
+static bool startup_missing(struct naobody_dev *nb)
+{
+	u32 state = READ_ONCE(nb->calibration);
+	unsigned int slot;
+
+	if (state == NAOBODY_CALIB_PENDING || state == NAOBODY_CALIB_RETRYING)
+		return true;
+	for (slot = 0; slot < NAOBODY_CHEST_ID_SLOTS; slot++)
+		if (!READ_ONCE(nb->chest_id_read[slot]))
+			return true;
+	return false;
+}
+
 /*
- * The motor board handshake, every board at once: ask (00 20), check the
- * configuration version against accepted_versions, ask a rejected or silent
- * board again, three times in all, and start the accepted ones.
+ * Queue the retry work if something is missing and the cycle runs; the
+ * start-up work's end, the retry work and a resume call it (never two at
+ * once: the work items run one after the other, and a resume comes after
+ * naobody_quiesce() cancelled both).
  */
-static void handshake(struct naobody_dev *nb)
+void naobody_retry_schedule(struct naobody_dev *nb)
+{
+	unsigned int shift = min(nb->retries, 5U);
+
+	if (startup_cancelled(nb) || !startup_missing(nb))
+		return;
+	schedule_delayed_work(&nb->retry_work,
+			      msecs_to_jiffies(min(NAOBODY_RETRY_FIRST_MS << shift,
+						   NAOBODY_RETRY_MAX_MS)));
+}
+
+void naobody_retry_work(struct work_struct *work)
+{
+	struct naobody_dev *nb = container_of(to_delayed_work(work), struct naobody_dev,
+					      retry_work);
+	u32 calibration = READ_ONCE(nb->calibration);
+	unsigned int slot, ids = 0, ids_after = 0;
+	struct naobody_request *r;
+
+	if (startup_cancelled(nb))
+		return;
+	for (slot = 0; slot < NAOBODY_CHEST_ID_SLOTS; slot++)
+		ids += READ_ONCE(nb->chest_id_read[slot]);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (r) {
+		read_prefs(nb, r);
+		read_ids(nb, r);
+		kfree(r);
+	}
+	for (slot = 0; slot < NAOBODY_CHEST_ID_SLOTS; slot++)
+		ids_after += READ_ONCE(nb->chest_id_read[slot]);
+	/* A pass that read something starts the backoff over. */
+	if (ids_after != ids || READ_ONCE(nb->calibration) != calibration)
+		nb->retries = 0;
+	else
+		nb->retries++;
+	naobody_retry_schedule(nb);
+}
+
+/*
+ * The motor board handshake, the boards in open at once: ask (00 20), check
+ * the configuration version against accepted_versions, ask a rejected or
+ * silent board again, three times in all, and start the accepted ones.
+ * At start-up (first) a board is decided at the last try: rejected if it
+ * ever answered, else silent. Asked again later (it dropped out, or its
+ * start was not acknowledged), a board that doesn't answer stays undecided
+ * and is asked again after NAOBODY_REHANDSHAKE_MS.
+ */
+static void handshake(struct naobody_dev *nb, u64 open, bool first)
 {
 	struct naobody_request *rq;
 	unsigned long irqflags;
 	unsigned int i, try;
-	u64 open = GENMASK_ULL(NB_BOARDS - 1, 0), accepted = 0, answered = 0;
+	u64 accepted = 0, answered = 0;
 
 	rq = kcalloc(NB_BOARDS, sizeof(*rq), GFP_KERNEL);
 	if (!rq)
@@ -187,7 +342,8 @@ static void handshake(struct naobody_dev *nb)
 				}
 			}
 			/* Undecided until the last try: rejected if it ever answered. */
-			if ((open & BIT_ULL(i)) && try == NAOBODY_HANDSHAKE_TRIES)
+			if ((open & BIT_ULL(i)) && try == NAOBODY_HANDSHAKE_TRIES &&
+			    (first || (answered & BIT_ULL(i))))
 				nb->boards[i].state = answered & BIT_ULL(i) ?
 						      NAOBODY_BOARD_REJECTED :
 						      NAOBODY_BOARD_SILENT;
@@ -235,13 +391,16 @@ static bool restart_board(struct naobody_dev *nb)
 		return false;
 	ret = naobody_startup_probe(nb);
 	if (ret) {
-		if (++nb->restart_tries < NAOBODY_RESTART_TRIES)
+		if (++nb->restart_tries < NAOBODY_RESTART_TRIES) {
 			schedule_delayed_work(&nb->startup_work,
 					      msecs_to_jiffies(NAOBODY_RESTART_DELAY_MS));
-		else
+		} else {
 			dev_err(&nb->intf->dev,
 				"the chest board did not start again after %u tries: %pe; replug it or rebind the driver\n",
 				nb->restart_tries, ERR_PTR(ret));
+			/* We give up on it: if it hears anything, let it be limp. */
+			naobody_cycle_send_limp(nb, "giving up the restart");
+		}
 		return false;
 	}
 	clear_bit(NAOBODY_RESTARTING, &nb->flags);
@@ -249,22 +408,63 @@ static bool restart_board(struct naobody_dev *nb)
 	return true;
 }
 
+/*
+ * The boards to ask again: those that dropped out (boards.c, naobody_boards_track())
+ * are undecided from now on; with those whose start went unacknowledged,
+ * they are the undecided ones.
+ */
+static u64 boards_to_ask_again(struct naobody_dev *nb)
+{
+	unsigned long irqflags;
+	u64 dropped, undecided = 0;
+	unsigned int i;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	dropped = nb->boards_dropped;
+	nb->boards_dropped = 0;
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	mutex_lock(&nb->info_lock);
+	for (i = 0; i < NB_BOARDS; i++) {
+		if (dropped & BIT_ULL(i)) {
+			nb->boards[i].state = NAOBODY_BOARD_UNKNOWN;
+			nb->boards[i].tries = 0;
+		}
+		if (nb->boards[i].state == NAOBODY_BOARD_UNKNOWN)
+			undecided |= BIT_ULL(i);
+	}
+	mutex_unlock(&nb->info_lock);
+	return undecided;
+}
+
 void naobody_startup_work(struct work_struct *work)
 {
 	struct naobody_dev *nb = container_of(to_delayed_work(work), struct naobody_dev,
 					      startup_work);
 	struct naobody_request *r;
+	u64 again;
 
 	if (test_bit(NAOBODY_RESTARTING, &nb->flags) && !restart_board(nb))
 		return;
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return;
-	read_prefs(nb, r);
-	read_ids(nb, r);
-	kfree(r);
-	handshake(nb);
-	/* Cut short by a suspend, it runs again at resume. */
-	if (!startup_cancelled(nb))
+	if (!READ_ONCE(nb->startup_done)) {
+		r = kzalloc(sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return;
+		read_prefs(nb, r);
+		read_ids(nb, r);
+		kfree(r);
+		handshake(nb, GENMASK_ULL(NB_BOARDS - 1, 0), true);
+		/* Cut short by a suspend, it runs again at resume. */
+		if (startup_cancelled(nb))
+			return;
 		WRITE_ONCE(nb->startup_done, true);
+		nb->retries = 0;
+		naobody_retry_schedule(nb);
+	}
+	again = boards_to_ask_again(nb);
+	if (!again)
+		return;
+	handshake(nb, again, false);
+	if (!startup_cancelled(nb) && boards_to_ask_again(nb))
+		schedule_delayed_work(&nb->startup_work,
+				      msecs_to_jiffies(NAOBODY_REHANDSHAKE_MS));
 }

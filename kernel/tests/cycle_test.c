@@ -3,8 +3,9 @@
  * KUnit: naobody's cycle (kernel/naobody/cycle.c), its URB chain driven by
  * hand: each case calls the timer callbacks and the completion handlers
  * itself, in the order and with the status it wants, against a fake USB
- * core that records what the cycle submits and unlinks. body.c, whose
- * functions the chain calls at its end, is replaced by fakes that count.
+ * core that records what the cycle submits and unlinks. body.c and
+ * answers.c, whose functions the chain calls at its end, are replaced by
+ * fakes that count.
  *
  * Every step (OUT, 0x14, IN, 0x15) meets every status a completion can
  * carry (0, -ENOENT, -ECONNRESET, -ESHUTDOWN, -EPROTO, -EPIPE, -ETIMEDOUT),
@@ -21,20 +22,52 @@
 #define usb_clear_halt		fake_usb_clear_halt
 
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/slab.h>
 #include <linux/usb.h>
 
 #include "../naobody/naobody.h"
 #include "../naobody/compat.h"
 
-/* The 20 ms step limit becomes an hour, for cycle.c alone: a case fires the
- * step timer itself, when it wants the step to have run out of time, and a
- * slow machine never fires it behind a case's back.
+/*
+ * The cycle timer's arming, watched (renamed in cycle.c only, after the
+ * headers): naobody_cycle_start() must arm it with nb->lock held, or a
+ * disconnect that quiesces between its check and the arming misses the
+ * timer, which then fires on a freed device. A race the VM cannot make
+ * happen on demand (lifetime_test tries it), shown here by construction.
  */
-#define ms_to_ktime(ms)		ktime_set(3600, 0)
+static struct {
+	struct hrtimer *timer;		/* the one watched: nb->timer */
+	spinlock_t *lock;		/* nb->lock */
+	int starts;
+	int starts_unlocked;
+} watch;
+
+static void watched_hrtimer_start(struct hrtimer *timer, ktime_t tim,
+				  const enum hrtimer_mode mode)
+{
+	if (timer == watch.timer) {
+		watch.starts++;
+		/* Lockdep's view (the debug tier keeps it on: debug-checks). */
+		if (!lockdep_is_held_type(watch.lock, -1))
+			watch.starts_unlocked++;
+	}
+	hrtimer_start(timer, tim, mode);
+}
+
+#define hrtimer_start		watched_hrtimer_start
+
 /* The unit under test, compiled in (see Kbuild). */
 #include "../naobody/cycle.c"
-#undef ms_to_ktime
+
+/*
+ * The 20 ms step limit becomes an hour (nb->step_timeout, set after
+ * naobody_cycle_init()): a case fires the step timer itself, when it wants
+ * the step to have run out of time, and a slow machine never fires it
+ * behind a case's back. cycle_step_timer_waits_for_the_case proves it.
+ */
+#define TEST_STEP_TIMEOUT	ktime_set(3600, 0)
 
 /* --- the fakes ------------------------------------------------------------- */
 
@@ -106,6 +139,12 @@ void naobody_body_publish(struct naobody_dev *nb, ktime_t now)
 	fake.published++;
 }
 
+/* The last, limp frame: never built here (the fake device is not attached). */
+int naobody_body_build_limp(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc)
+{
+	return -ENODEV;
+}
+
 int nb_ack_check(const u8 *ack, size_t len, u32 crc)
 {
 	return 0;
@@ -130,10 +169,16 @@ static int cycle_test_init(struct kunit *test)
 	nb->period = ms_to_ktime(12);
 	spin_lock_init(&nb->lock);
 	mutex_init(&nb->io_mutex);
+	mutex_init(&nb->limp_lock);
 	INIT_WORK(&nb->recovery_work, naobody_recovery_work);
 	KUNIT_ASSERT_EQ(test, naobody_cycle_init(nb), 0);
+	KUNIT_ASSERT_EQ(test, ktime_to_ms(nb->step_timeout), (s64)NAOBODY_STEP_TIMEOUT_MS);
+	nb->step_timeout = TEST_STEP_TIMEOUT;
 	clear_bit(NAOBODY_HALTED, &nb->flags);	/* ticks come from the cases */
 	fake.nb = nb;
+	memset(&watch, 0, sizeof(watch));
+	watch.timer = &nb->timer;
+	watch.lock = &nb->lock;
 	test->priv = nb;
 	return 0;
 }
@@ -259,6 +304,24 @@ static void cycle_stale_step_timer(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nb->step_timed_out);
 	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IN);
 	KUNIT_EXPECT_EQ(test, nb->stats.timeouts, 0ULL);
+}
+
+/*
+ * Well past the spec's 20 ms, the step in flight is still the case's: the
+ * real step timer would have unlinked it by now.
+ */
+static void cycle_step_timer_waits_for_the_case(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	chain_to(test, nb, NAOBODY_STEP_IN);
+	msleep(5 * NAOBODY_STEP_TIMEOUT_MS);
+	KUNIT_EXPECT_NULL(test, fake.unlinked);
+	KUNIT_EXPECT_FALSE(test, nb->step_timed_out);
+	KUNIT_EXPECT_EQ(test, nb->stats.timeouts, 0ULL);
+	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IN);
+	/* ...and the deadline it was armed for is the injected one. */
+	KUNIT_EXPECT_GT(test, ktime_ms_delta(nb->step_deadline, ktime_get()), 3000LL * 1000);
 }
 
 /* A tick while a chain is in flight counts an overrun and submits nothing. */
@@ -417,17 +480,48 @@ static void cycle_step_error(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, last_submitted(), nb->out_urb);
 }
 
+/*
+ * A restart's start arms the cycle timer under the lock; a quiesced
+ * device's start (a disconnect came first) arms nothing.
+ */
+static void cycle_start_arms_the_timer_under_the_lock(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	set_bit(NAOBODY_HALTED, &nb->flags);
+	naobody_cycle_start(nb);
+	hrtimer_cancel(&nb->timer);
+	KUNIT_EXPECT_EQ(test, watch.starts, 1);
+	KUNIT_EXPECT_EQ(test, watch.starts_unlocked, 0);
+	KUNIT_EXPECT_FALSE(test, test_bit(NAOBODY_HALTED, &nb->flags));
+}
+
+static void cycle_start_when_quiesced_arms_nothing(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	set_bit(NAOBODY_HALTED, &nb->flags);
+	set_bit(NAOBODY_QUIESCED, &nb->flags);
+	naobody_cycle_start(nb);
+	KUNIT_EXPECT_EQ(test, watch.starts, 0);
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&nb->timer));
+	KUNIT_EXPECT_TRUE(test, test_bit(NAOBODY_HALTED, &nb->flags));
+}
+
 static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_answered),
 	KUNIT_CASE(cycle_in_timeout_asks_status),
 	KUNIT_CASE(cycle_step_timer_after_completion),
 	KUNIT_CASE(cycle_stale_step_timer),
+	KUNIT_CASE(cycle_step_timer_waits_for_the_case),
 	KUNIT_CASE(cycle_tick_during_chain),
 	KUNIT_CASE(cycle_completion_after_stop),
 	KUNIT_CASE(cycle_killed_while_halted),
 	KUNIT_CASE(cycle_submit_fails_gone),
 	KUNIT_CASE(cycle_backs_off),
 	KUNIT_CASE_PARAM(cycle_step_error, step_status_gen_params),
+	KUNIT_CASE(cycle_start_arms_the_timer_under_the_lock),
+	KUNIT_CASE(cycle_start_when_quiesced_arms_nothing),
 	{}
 };
 

@@ -8,7 +8,9 @@
  *
  * Attaching
  * =========
- *   int ld = N_ROBOT_LDISC;                 29, N_DEVELOPMENT
+ *   int ld = N_ROBOT_LDISC;                 29, N_DEVELOPMENT, unless the
+ *                                           module was loaded with ldisc=N:
+ *                                           /sys/module/n_robot/parameters/ldisc
  *   ioctl(fd, TIOCSETD, &ld);               needs CAP_NET_ADMIN
  *   struct n_robot_config c = { .size = sizeof(c),
  *                               .framing = N_ROBOT_FRAMING_CM5 };
@@ -34,8 +36,9 @@
  *               length, a format entry out of the firmware's bounds
  *   EBADMSG     wrong CM-5 checksum (the CM-5 executes such a packet anyway,
  *               so the discipline never sends one)
- *   EMSGSIZE    a frame over 128 bytes; a CM-5 WRITE_DATA packet or write
- *               format that would not fit the firmware's 128-byte buffer
+ *   EMSGSIZE    a CM-5 packet over 130 bytes, or a write format whose
+ *               WRITE_DATA would be (N_ROBOT_CM5_MAX_TX_FRAME)
+ *   ESTALE      a CM-5 READ_DATA or WRITE_DATA while that format is unknown
  *   EACCES      a CM-5 write format that covers a read-only register of the
  *               model set for that id (N_ROBOT_IOC_CM5_SET_MODELS)
  *   EAGAIN      O_NONBLOCK and the previous frame is still going out
@@ -53,6 +56,18 @@
  * no request is outstanding (the firmware answers line garbage that way) is
  * delivered and counted in cm5_unsolicited.
  *
+ * "The read format will be indeterminate until it is successfully re-set"
+ * (BRBrain): a format written through the discipline frames the replies at
+ * once, but is known only when the reply to its F1/F2 is a STATUS with
+ * status 0. A STATUS with any bit (the firmware installs a format whose
+ * checksum failed, 0x40, whatever its bytes were), no reply before the next
+ * request or a flush, make it unknown: the reader sees that STATUS itself,
+ * cm5_formats_lost counts it, GET_FORMAT flags it, and READ_DATA (for the
+ * read format) or WRITE_DATA (for the write format) fail with ESTALE until
+ * the format is written again (or set with N_ROBOT_IOC_CM5_SET_FORMAT).
+ * Formats are therefore strictly request and reply: send the next request
+ * after the STATUS.
+ *
  * PAROL6
  * ======
  * Telemetry frames are accepted only with length 56 (60 bytes in all);
@@ -66,7 +81,8 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define N_ROBOT_LDISC		29	/* N_DEVELOPMENT */
+#define N_ROBOT_LDISC		29	/* N_DEVELOPMENT: the default */
+#define N_ROBOT_LDISC_SYSFS	"/sys/module/n_robot/parameters/ldisc"
 #define N_ROBOT_API_VERSION	1
 
 /* n_robot_config.framing */
@@ -93,8 +109,16 @@
 #define N_ROBOT_CM5_STATUS_LEN		7
 /* DATA: 1 + 32 * 55 + 5 + 1 */
 #define N_ROBOT_CM5_MAX_FRAME		1767
-/* The firmware's receive buffer: no packet to the CM-5 may exceed it. */
-#define N_ROBOT_CM5_MAX_TX_FRAME	128
+/*
+ * The longest packet to the CM-5: a WRITE_DATA of 32 servos x 4 bytes (goal
+ * position and moving speed, BRBrain's everyday write format) plus its
+ * instruction and checksum. The firmware's receive buffer is 128 bytes, but
+ * it takes WRITE_DATA out of it servo by servo as it arrives: by the time
+ * the first servo's bytes are out (5 bytes, even if that servo then times
+ * out for 4 x 100 ms), the rest (125 bytes) fits. Every other packet is at
+ * most 99 bytes.
+ */
+#define N_ROBOT_CM5_MAX_TX_FRAME	130
 
 /* PAROL6 constants. */
 #define N_ROBOT_PAROL6_CMD_LEN		52	/* length byte of a command */
@@ -151,7 +175,8 @@ struct n_robot_stats {
 	__u64 tx_bytes;
 	__u64 tx_rejected;		/* write() refused a frame */
 	__u64 cm5_unsolicited;		/* STATUS with no request outstanding */
-	__u64 reserved[4];
+	__u64 cm5_formats_lost;		/* F1/F2 answered with an error, or not */
+	__u64 reserved[3];
 };
 
 /*
@@ -160,9 +185,12 @@ struct n_robot_stats {
  * which: N_ROBOT_CM5_FORMAT_READ or _WRITE (input to GET as well)
  * count: number of entries, 0..N_ROBOT_CM5_MAX_DYNAMIXELS
  * entry: id 0..253; start 0..54; num is a byte count (not a register count),
- *        1..55 - start. Unused entries and pad must be zero.
+ *        0..55 - start (0: nothing from this servo, as BRBrain allows).
+ *        Unused entries and pad must be zero.
  * SET validates like write() of the matching 0xF1/0xF2 packet (same errnos)
- * but sends nothing.
+ * but sends nothing, and makes the format known. GET sets
+ * N_ROBOT_CM5_FORMAT_UNKNOWN in flags while the format is unknown (see
+ * "CM-5" above).
  */
 #define N_ROBOT_CM5_FORMAT_READ		0
 #define N_ROBOT_CM5_FORMAT_WRITE	1
@@ -174,11 +202,13 @@ struct n_robot_cm5_entry {
 	__u8 pad;
 };
 
+#define N_ROBOT_CM5_FORMAT_UNKNOWN	1	/* flags, GET only */
+
 struct n_robot_cm5_format {
 	__u32 size;
 	__u32 which;
 	__u32 count;
-	__u32 reserved;
+	__u32 flags;		/* 0 on SET; N_ROBOT_CM5_FORMAT_UNKNOWN on GET */
 	struct n_robot_cm5_entry entry[N_ROBOT_CM5_MAX_DYNAMIXELS];
 };
 

@@ -61,16 +61,21 @@
  * call fails with ENODEV; the mapping stays valid until munmap.
  *
  * write() takes one struct naobody_command and applies it from the next
- * cycle. Only the controller may write (EPERM otherwise). A file becomes the
- * controller with NAOBODY_IOC_CLAIM, or at open() with O_RDWR | O_EXCL;
- * there is at most one (EBUSY). Readers need no role.
+ * cycle. Only the controller may write (EPERM otherwise). A file open for
+ * writing becomes the controller with NAOBODY_IOC_CLAIM; there is at most
+ * one (EBUSY). Readers need no role. (O_EXCL means nothing at open().)
  *
  * Safety
  * ======
  * NAOBODY_IOC_STOP works from any open file, read-only ones included (so
  * the device node's mode is what keeps strangers from it): from the next
  * OUT frame every stiffness is 0 and commands are accepted but not applied,
- * until NAOBODY_IOC_REARM (CAP_SYS_ADMIN). When the controller closes its
+ * until NAOBODY_IOC_REARM (CAP_SYS_ADMIN). The stop latches whatever its
+ * argument: EFAULT or EINVAL (a reserved field set, an unknown reason,
+ * recorded as NAOBODY_STOP_UNSPEC) are reported after latching, and ENODEV
+ * after latching the body that re-enumerates at the same port.
+ * NAOBODY_IOC_STOP_NOW is the same without an argument. The latch survives
+ * a re-enumeration of the board (replug, reset, unbind and bind). When the controller closes its
  * file, releases the role, or writes nothing for the controller_timeout_ms
  * module parameter, stiffness ramps to 0 over ramp_ms; only a command that
  * sets stiffness ends the ramp (Documentation/naobody.rst).
@@ -86,7 +91,8 @@
  *
  * Errors
  * ======
- * EINVAL a value out of range or a reserved field not zero; EOPNOTSUPP an
+ * EINVAL a value out of range or a reserved field not zero; E2BIG a newer
+ * struct's tail this kernel doesn't know, not zero; EOPNOTSUPP an
  * unknown flag or op; EPERM not the controller, missing CAP_SYS_ADMIN for a
  * state-changing request, or a writable mapping asked for; EBADF
  * NAOBODY_IOC_CLAIM on a file not open for writing; EBUSY the controller
@@ -205,6 +211,13 @@ struct naobody_actuators {
 };
 
 #define NAOBODY_STIFFNESS_MAX	1000
+/*
+ * What the wire's target field carries (16 bits, signed; the layout is
+ * provisional: Documentation/chest-board-protocol.rst). write() refuses a
+ * position outside with EINVAL rather than clamp it.
+ */
+#define NAOBODY_POSITION_MIN	(-32768)
+#define NAOBODY_POSITION_MAX	32767
 #define NAOBODY_SONAR_LEFT	(1U << 0)
 #define NAOBODY_SONAR_RIGHT	(1U << 1)
 
@@ -218,8 +231,11 @@ struct naobody_actuators {
 
 /*
  * What write() takes. size is sizeof(struct naobody_command) as the caller
- * was built with; write() must pass exactly size bytes. A later ABI may add
- * fields at the end; the kernel then accepts both sizes.
+ * was built with, and write() passes exactly size bytes (EINVAL otherwise).
+ * The kernel takes any size from NAOBODY_COMMAND_SIZE_VER0 on: fields a
+ * smaller (older) struct lacks count as zero, and the tail of a larger
+ * (newer) one that this kernel doesn't know must be zero (E2BIG
+ * otherwise). Sizes above a page are EINVAL.
  */
 struct naobody_command {
 	__u32 size;
@@ -227,6 +243,8 @@ struct naobody_command {
 	__u64 reserved;			/* must be zero */
 	struct naobody_actuators set;
 };
+
+#define NAOBODY_COMMAND_SIZE_VER0	176	/* the first struct naobody_command */
 
 /* naobody_record.flags */
 #define NAOBODY_REC_STOPPED	(1U << 0)	/* death switch latched */
@@ -281,8 +299,28 @@ struct naobody_ring_header {
 #define NAOBODY_INFO_CONTROLLED		(1U << 1)	/* someone holds the role */
 #define NAOBODY_INFO_CONTROLLER		(1U << 2)	/* this file holds it */
 #define NAOBODY_INFO_PREFS_VALID	(1U << 3)	/* preference block read, CRC ok */
-#define NAOBODY_INFO_READY		(1U << 4)	/* start-up done (prefs, ids, boards) */
+#define NAOBODY_INFO_READY		(1U << 4)	/* start-up's first pass done */
 
+/*
+ * naobody_info.calibration: the preference block, which holds the joints'
+ * zero positions and the foot sensors' gains (the calibration libnaobody
+ * applies). Without it, counts convert with the defaults, and a joint
+ * stiffened at a "zero" that isn't moves where nobody asked.
+ */
+enum naobody_calibration {
+	NAOBODY_CALIB_PENDING,		/* not read yet: the start-up is reading it */
+	NAOBODY_CALIB_READ,		/* read, CRC valid: NAOBODY_IOC_GET_PREFS has it */
+	NAOBODY_CALIB_RETRYING,		/* a read failed; read again, with backoff */
+	NAOBODY_CALIB_FAILED,		/* read whole, CRC wrong every time: final */
+	__NAOBODY_CALIB_MAX
+};
+
+/*
+ * NAOBODY_IOC_GET_INFO. The kernel accepts any size in the ioctl number
+ * from NAOBODY_INFO_SIZE_VER0 on: it fills what both sides know, zeroes
+ * the rest of a larger caller's struct, and says in size how many bytes it
+ * filled, so fields past size are ones this kernel doesn't have.
+ */
 struct naobody_info {
 	__u32 abi_version;
 	__u32 flags;			/* NAOBODY_INFO_* */
@@ -294,8 +332,12 @@ struct naobody_info {
 	__u64 ring_size;		/* bytes to mmap */
 	__u32 boards;			/* entries NAOBODY_IOC_GET_BOARDS returns */
 	__u32 stop_reason;		/* enum naobody_stop_reason, while stopped */
-	__u64 reserved[4];
+	__u32 size;			/* out: bytes filled in */
+	__u32 calibration;		/* enum naobody_calibration */
+	__u64 reserved[3];
 };
+
+#define NAOBODY_INFO_SIZE_VER0	104	/* the first struct naobody_info */
 
 enum naobody_stop_reason {
 	NAOBODY_STOP_UNSPEC,
@@ -415,6 +457,8 @@ struct naobody_harakiri {
 #define NAOBODY_IOC_GET_CHEST_ID _IOWR(NAOBODY_IOC_MAGIC, 0x07, struct naobody_chest_id)
 #define NAOBODY_IOC_CHEST_MODE	_IOWR(NAOBODY_IOC_MAGIC, 0x08, struct naobody_chest_mode)
 #define NAOBODY_IOC_HARAKIRI	_IOW(NAOBODY_IOC_MAGIC, 0x09, struct naobody_harakiri)
+/* NAOBODY_IOC_STOP without an argument: the reason is NAOBODY_STOP_UNSPEC. */
+#define NAOBODY_IOC_STOP_NOW	_IO(NAOBODY_IOC_MAGIC, 0x0a)
 
 /* Generic netlink events */
 #define NAOBODY_GENL_NAME		"naobody"

@@ -14,7 +14,10 @@
  * endian per the spec).
  *
  * The tables at the end are defined only where NB_LAYOUT_TABLES is defined
- * (nb_msg.c), so that each is compiled once.
+ * (nb_msg_shared.h, for nb_msg.c and nb_msg_emu.c): each half of the codec
+ * has them at hand, so its accessors fold into constants (and the
+ * compiler keeps only what a half uses; a header's unused static const
+ * draws no warning).
  */
 #ifndef _NB_LAYOUT_H
 #define _NB_LAYOUT_H

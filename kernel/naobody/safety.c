@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The safety policy, applied to every OUT frame (naobody_safety_apply(),
+ * from body.c) under nb->lock; Documentation/naobody.rst has the states:
+ *   - stopped (the death switch): every stiffness is 0; commands are
+ *     dropped until REARM, which leaves stiffness at 0 and positions at
+ *     the measured ones, so nothing old applies afterwards;
+ *   - ramping (the controller closed, released the role, or fell silent
+ *     for controller_timeout_ms): stiffness falls linearly from what it
+ *     was to 0 over ramp_ms, positions hold. The targets' stiffness is 0
+ *     from the start of the ramp, so nothing of the old controller's comes
+ *     back; only a write that sets stiffness ends the ramp. When the ramp
+ *     ends at 0, the position targets become the measured positions;
+ *   - otherwise the controller's targets. Before any controller, every
+ *     target is 0: the body starts limp.
+ */
+#include <linux/ktime.h>
+#include <linux/math64.h>
+
+#include "naobody.h"
+
+/* Caller holds nb->lock, for all four. */
+void naobody_safety_stop(struct naobody_dev *nb, u32 reason)
+{
+	lockdep_assert_held(&nb->lock);
+	if (reason >= __NAOBODY_STOP_MAX)
+		reason = NAOBODY_STOP_UNSPEC;
+	/* Also when latched already: the body id may be new. */
+	if (!naobody_latch_set(nb->latch_path, nb->latch_body_id, reason))
+		dev_warn_ratelimited(&nb->intf->dev,
+				     "too many stopped bodies: this stop won't survive a replug\n");
+	if (nb->stopped)
+		return;
+	nb->stopped = true;
+	nb->stop_reason = reason;
+	memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));
+	nb->ramping = false;
+	/* The next tick must carry it, even while backing off. */
+	nb->backoff = 0;
+	naobody_queue_event(nb, NAOBODY_EVENT_STOP, reason, 0);
+}
+
+void naobody_safety_rearm(struct naobody_dev *nb)
+{
+	lockdep_assert_held(&nb->lock);
+	naobody_latch_clear(nb->latch_path, nb->latch_body_id);
+	if (!nb->stopped)
+		return;
+	nb->stopped = false;
+	nb->stop_reason = NAOBODY_STOP_UNSPEC;
+	memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));
+	memcpy(nb->target.position, nb->sensors.joint_position,
+	       sizeof(nb->target.position));
+	naobody_queue_event(nb, NAOBODY_EVENT_REARM, 0, 0);
+}
+
+void naobody_safety_controller_lost(struct naobody_dev *nb)
+{
+	lockdep_assert_held(&nb->lock);
+	if (nb->lost)
+		return;
+	nb->lost = true;
+	naobody_queue_event(nb, NAOBODY_EVENT_CONTROLLER_LOST, 0, 0);
+	if (nb->stopped || nb->ramping)
+		return;
+	nb->ramping = true;
+	nb->ramp_start = ktime_get();
+	/* Ramp from what was sent; nothing of it survives the ramp. */
+	memcpy(nb->ramp_from, nb->target.stiffness, sizeof(nb->ramp_from));
+	memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));
+}
+
+/* The actuators this frame sends, after the policy above. */
+void naobody_safety_apply(struct naobody_dev *nb, ktime_t now)
+{
+	/* Parameters root may change at any time: read each once. */
+	unsigned int timeout_ms = READ_ONCE(naobody_controller_timeout_ms);
+	unsigned int ramp_ms = READ_ONCE(naobody_ramp_ms);
+	struct naobody_actuators *a = &nb->sent;
+	unsigned int i;
+	s64 left_ms;
+
+	*a = nb->target;
+	if (nb->stopped) {
+		memset(a->stiffness, 0, sizeof(a->stiffness));
+		return;
+	}
+	if (nb->controller && !nb->lost && timeout_ms &&
+	    ktime_ms_delta(now, nb->last_command) > timeout_ms)
+		naobody_safety_controller_lost(nb);
+	if (!nb->ramping)
+		return;
+
+	left_ms = (s64)ramp_ms - ktime_ms_delta(now, nb->ramp_start);
+	if (left_ms <= 0) {
+		/* Limp now: hold where the joints are, not the old targets. */
+		nb->ramping = false;
+		memcpy(nb->target.position, nb->sensors.joint_position,
+		       sizeof(nb->target.position));
+		*a = nb->target;
+		return;
+	}
+	for (i = 0; i < NAOBODY_JOINTS; i++)
+		a->stiffness[i] = div_u64((u64)nb->ramp_from[i] * left_ms, ramp_ms);
+}
