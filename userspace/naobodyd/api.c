@@ -2,13 +2,21 @@
 /*
  * naobodyd: the robot API on TCP 7700 (see api.h).
  *
+ * All of it runs on the network thread (Documentation/naobodyd.rst,
+ * "Threads"); what a client asks of the body goes to the body thread
+ * through the hand-over's commands, and the body's state, events and
+ * controller changes come back as news (handoff.h).
+ *
  * Every connection is a session. A session must say Hello within
- * API_HELLO_NS; when it does, with the right version, it becomes the
- * controller and the previous controller (TCP or LoLA) is disconnected.
- * Frames are a u32 big-endian length, then one MessagePack value; a length
- * over API_MAX_FRAME closes the connection before anything is allocated,
- * and malformed MessagePack closes it with a log line. Unknown variants and
- * fields are ignored with a rate-limited log line.
+ * API_HELLO_NS, in a frame of at most API_PRE_HELLO_FRAME bytes; when it
+ * does, with the right version, it becomes the controller and the previous
+ * controller (TCP or LoLA) is disconnected. Frames are a u32 big-endian
+ * length, then one MessagePack value; a length over API_MAX_FRAME closes
+ * the connection before anything is allocated, a frame's buffer grows as
+ * its bytes arrive (never from the header alone), and malformed MessagePack
+ * closes it with a log line. Unknown variants and fields are ignored with a
+ * rate-limited log line. Reading is budgeted per wake-up: frames, bytes
+ * and time, so one busy client cannot starve the others.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -28,11 +37,23 @@
 #include "clock.h"
 #include "codec.h"
 #include "log.h"
+#include "handoff.h"
+#include "head_camera.h"
 #include "mpcheck.h"
 #include "naobodyd.h"
 
-#define INLINE_FRAME	4096
-#define FRAMES_PER_WAKE	64
+#define INLINE_FRAME		API_PRE_HELLO_FRAME
+#define FRAMES_PER_WAKE		64
+#define BYTES_PER_WAKE		(256U * 1024)
+#define NS_PER_WAKE		(2ULL * 1000000ULL)
+#define FIRST_CHUNK		(64U * 1024)	/* a big frame's first allocation */
+#define HEARD_EVERY_NS		(10ULL * 1000000ULL)	/* heartbeats, coalesced */
+/*
+ * An Image goes out only while what waits for the client, with it, stays
+ * under this: the rest of the queue is kept for events, so a slow client
+ * loses frames, never its connection.
+ */
+#define IMAGE_QUEUE_ROOM	(API_QUEUE_MAX - 64U * 1024)
 
 struct session {
 	struct loop_watch w;
@@ -41,9 +62,11 @@ struct session {
 	struct session *next;
 	uint64_t id;
 	char peer[64];
+	char host[64];			/* the peer's address, without the port */
 	char client[64];
 	bool hello_done;
 	bool closing;			/* flushing its last frames */
+	bool tried;			/* read before an eviction, once */
 	uint64_t since;			/* connected, or started closing */
 
 	uint8_t hdr[4];
@@ -51,25 +74,41 @@ struct session {
 	uint32_t need;			/* the frame's length; 0: reading a header */
 	uint32_t got;
 	uint8_t *frame;
+	uint32_t frame_cap;		/* bytes allocated (or inline) for it */
 	uint8_t inline_frame[INLINE_FRAME];
+	uint64_t heard_sent;		/* the last BC_HEARD pushed */
 
 	struct outq out;
 	bool want_out;
 
 	struct subscription sub;
 	float due;			/* States owed; one goes out at 1 */
-	bool told_audio, told_media;
+	bool told_audio, told_media, told_mic, told_volume;
+	uint64_t images_dropped;	/* for the rate-limited line */
 	struct ratelimit rl;
 };
 
 struct api {
 	struct daemon *d;
+	struct loop *loop;		/* the network thread's */
 	struct loop_watch listen_w;
+	struct loop_watch news_w;	/* the body thread's news */
 	struct session *sessions;
+	struct session *controller;	/* the session that said Hello last */
 	unsigned int nsessions;
 	uint64_t next_id;
+	size_t held;			/* bytes allocated for unfinished frames */
+	uint64_t news_seq;
+	struct body_news news;
 	struct buf scratch;
+	struct loop_watch cams_w;	/* a camera's new frame (head_camera.h) */
+	struct buf jpeg, image;		/* a frame's JPEG, then its Image */
 	struct ratelimit rl_accept;
+	struct ratelimit rl_close;	/* "disconnected" lines, all sessions */
+	struct ratelimit rl_queue;
+	struct loop_watch mic_w;	/* the head's microphone chunks (head_audio.h) */
+	int16_t *pcm;			/* one Speaker's samples, HEAD_AUDIO_QUEUE at most */
+	struct ratelimit rl_mic;
 };
 
 static const char *name_of(const struct session *s)
@@ -77,14 +116,61 @@ static const char *name_of(const struct session *s)
 	return s->client[0] ? s->client : "-";
 }
 
+static void frame_release(struct session *s)
+{
+	if (s->frame && s->frame != s->inline_frame) {
+		free(s->frame);
+		s->api->held -= s->frame_cap;
+	}
+	s->frame = NULL;
+	s->frame_cap = 0;
+}
+
 static void session_free(struct loop_deferred *dead)
 {
 	struct session *s = container_of(dead, struct session, dead);
 
 	outq_free(&s->out);
-	if (s->frame && s->frame != s->inline_frame)
-		free(s->frame);
 	free(s);
+}
+
+/* To the body thread; a full ring drops it with a (rate-limited) line. */
+static void push(struct session *s, enum body_cmd_kind kind, const struct body_cmd *with)
+{
+	struct body_cmd c;
+
+	if (with)
+		c = *with;
+	else
+		memset(&c, 0, sizeof(c));
+	c.kind = kind;
+	c.session = s->id;
+	c.time_ns = mono_ns();
+	if (!handoff_push(&s->api->d->handoff, &c) && ratelimit_ok(&s->api->rl_queue))
+		log_warn("api: the body thread's command queue is full: a command of client %s dropped",
+			 s->peer);
+}
+
+/* The cameras follow the controller's subscription: nobody subscribed, closed. */
+static void cameras_follow(struct api *api)
+{
+	struct session *s = api->controller;
+
+	for (int i = 0; i < HEAD_CAMERAS; i++) {
+		float fps = 0.0f;
+
+		if (s && s->hello_done && !s->closing && s->sub.cameras[i])
+			fps = s->sub.camera_fps > 0.0f ? s->sub.camera_fps : -1.0f;
+		head_cameras_want(api->d->cameras, i, fps);
+	}
+}
+
+/* Microphone chunks only while the controller is subscribed to them. */
+static void mic_want(struct api *api)
+{
+	if (api->d->audio)
+		head_audio_mic_want(api->d->audio,
+				    api->controller && api->controller->sub.microphone);
 }
 
 static void session_close(struct session *s, const char *why)
@@ -94,9 +180,17 @@ static void session_close(struct session *s, const char *why)
 
 	if (s->w.fd < 0)
 		return;
-	log_info("api: client %s (%s) disconnected: %s", s->peer, name_of(s), why);
-	core_release(api->d, s);
-	loop_del(&api->d->loop, &s->w);
+	/* A peer can connect and close at will: the line is rate-limited. */
+	if (ratelimit_ok(&api->rl_close))
+		log_info("api: client %s (%s) disconnected: %s", s->peer, name_of(s), why);
+	if (api->controller == s) {
+		api->controller = NULL;
+		push(s, BC_RELEASE, NULL);
+		cameras_follow(api);
+		mic_want(api);
+	}
+	frame_release(s);
+	loop_del(api->loop, &s->w);
 	close(s->w.fd);
 	s->w.fd = -1;
 	for (pp = &api->sessions; *pp; pp = &(*pp)->next) {
@@ -106,7 +200,7 @@ static void session_close(struct session *s, const char *why)
 		}
 	}
 	api->nsessions--;
-	loop_defer_free(&api->d->loop, &s->dead);
+	loop_defer_free(api->loop, &s->dead);
 }
 
 static void want_out(struct session *s, bool on)
@@ -116,7 +210,7 @@ static void want_out(struct session *s, bool on)
 	if (s->want_out == on)
 		return;
 	s->want_out = on;
-	loop_mod(&s->api->d->loop, &s->w, ev | (on ? EPOLLOUT : 0));
+	loop_mod(s->api->loop, &s->w, ev | (on ? EPOLLOUT : 0));
 }
 
 /* Send what the socket takes; false when the session was closed. */
@@ -166,13 +260,15 @@ static void close_after_flush(struct session *s)
 	s->closing = true;
 	s->since = mono_ns();
 	s->want_out = true;
-	loop_mod(&s->api->d->loop, &s->w, EPOLLOUT);
+	frame_release(s);
+	loop_mod(s->api->loop, &s->w, EPOLLOUT);
 	flush(s);
 }
 
 static void handshake(struct session *s, enum decode_result r, struct to_robot *m)
 {
-	struct daemon *d = s->api->d;
+	struct body_cmd claim = { 0 };
+	struct api *api = s->api;
 
 	if (r != DECODE_OK || m->kind != TR_HELLO) {
 		char why[240];
@@ -196,10 +292,17 @@ static void handshake(struct session *s, enum decode_result r, struct to_robot *
 	}
 	s->hello_done = true;
 	log_info("api: client %s (%s) said hello: it is the controller", s->peer, name_of(s));
-	core_claim(d, CTL_API, s);
+	/* The newest is the controller: the previous robot API client goes. */
+	if (api->controller && api->controller != s)
+		session_close(api->controller, "replaced as the controller by a robot API client");
+	api->controller = s;
+	mic_want(api);
+	/* The body thread drops a LoLA controller, and takes this one's silence from now. */
+	/* Its address goes with the claim: the REST API says who holds the body. */
+	snprintf(claim.peer, sizeof(claim.peer), "%s", s->peer);
+	push(s, BC_CLAIM, &claim);
+	s->heard_sent = mono_ns();
 	send_hello(s);
-	if (s->w.fd >= 0)
-		core_heard(d, s);
 }
 
 static void tell_once(struct session *s, bool *told, const char *what)
@@ -210,11 +313,52 @@ static void tell_once(struct session *s, bool *told, const char *what)
 	log_info("api: client %s (%s): %s", s->peer, name_of(s), what);
 }
 
-static void dispatch(struct session *s, struct to_robot *m)
+/*
+ * Speaker's samples to the head's queue, all of them or none: a Speaker
+ * that does not fit, or finds no speaker, is dropped whole with a line.
+ */
+static void speaker(struct session *s, const uint8_t *p, uint32_t len)
 {
-	struct daemon *d = s->api->d;
-	uint64_t now = mono_ns();
+	struct api *api = s->api;
+	size_t n;
+	int err = -ENODEV;
 
+	if (api->d->audio && api->pcm) {
+		n = codec_speaker_samples(p, len, api->pcm, HEAD_AUDIO_QUEUE);
+		err = n > HEAD_AUDIO_QUEUE ? -ENOSPC : head_audio_speaker(api->d->audio, api->pcm, n);
+	}
+	if (err == -ENODEV)
+		tell_once(s, &s->told_audio,
+			  "Speaker dropped: there is no speaker (see the log's audio lines); SpeakerClear does nothing");
+	else if (err && ratelimit_ok(&s->rl))
+		log_warn("api: client %s (%s): Speaker dropped whole: its samples do not fit in the speaker's queue (%u s); nothing of it was queued",
+			 s->peer, name_of(s), HEAD_AUDIO_QUEUE_S);
+}
+
+static void volume(struct session *s, const struct to_robot *m)
+{
+	struct head_audio_volume now;
+	int err = -ENODEV;
+
+	if (s->api->d->audio)
+		err = head_audio_volume(s->api->d->audio,
+					m->volume.has_percent ? &m->volume.percent : NULL,
+					m->volume.has_muted ? &m->volume.muted : NULL, &now);
+	if (err == -ENODEV)
+		tell_once(s, &s->told_volume, "Volume dropped: there is no speaker mixer (see the log's audio lines)");
+	else if (err && ratelimit_ok(&s->rl))
+		log_warn("api: client %s (%s): Volume not applied: the mixer refused it",
+			 s->peer, name_of(s));
+	else if (!err)
+		log_debug("api: client %s (%s): volume %u %%%s", s->peer, name_of(s), now.percent,
+			  now.muted ? ", muted" : "");
+}
+
+static void dispatch(struct session *s, struct to_robot *m, const uint8_t *p, uint32_t len)
+{
+	struct body_cmd c;
+
+	memset(&c, 0, sizeof(c));
 	switch (m->kind) {
 	case TR_HELLO:
 		if (ratelimit_ok(&s->rl))
@@ -226,98 +370,156 @@ static void dispatch(struct session *s, struct to_robot *m)
 	case TR_POWER:
 		log_info("api: client %s (%s): Power %s", s->peer, name_of(s),
 			 m->power == POWER_WAKE ? "Wake" : "Rest");
-		motion_power(d->motion, m->power, now);
-		break;
+		c.power = m->power;
+		push(s, BC_POWER, &c);
+		return;
 	case TR_MOTION:
-		motion_request(d->motion, &m->motion, now);
-		break;
+		c.motion = m->motion;
+		push(s, BC_MOTION, &c);
+		return;
 	case TR_LEDS:
-		leds_set(&d->leds, m->leds.all_back ? NULL : &m->leds.req);
-		break;
+		c.leds.all_back = m->leds.all_back;
+		c.leds.req = m->leds.req;
+		push(s, BC_LEDS, &c);
+		return;
 	case TR_SPEAKER:
-		tell_once(s, &s->told_audio,
-			  "Speaker, SpeakerClear and Volume are checked and dropped: there is no audio device yet");
+		speaker(s, p, len);
 		break;
 	case TR_SPEAKER_CLEAR:
+		if (s->api->d->audio)
+			head_audio_speaker_clear(s->api->d->audio);
+		break;
 	case TR_VOLUME:
-		tell_once(s, &s->told_audio,
-			  "Speaker, SpeakerClear and Volume are checked and dropped: there is no audio device yet");
+		volume(s, m);
 		break;
 	case TR_SUBSCRIBE:
 		s->sub = m->subscribe;
 		s->due = 1.0f;	/* the first State goes out at the next cycle */
-		if (s->sub.cameras[CAMERA_TOP] || s->sub.cameras[CAMERA_BOTTOM] ||
-		    s->sub.microphone)
-			tell_once(s, &s->told_media,
-				  "camera and microphone subscriptions are recorded, but there are no such devices yet: no Image or Microphone messages will come");
+		if (s->sub.microphone && (!s->api->d->audio ||
+					  head_audio_mic_fd(s->api->d->audio) < 0))
+			tell_once(s, &s->told_mic,
+				  "microphone subscription recorded, but there are no microphones: no Microphone messages will come");
+		if (s == s->api->controller) {
+			cameras_follow(s->api);
+			mic_want(s->api);
+		}
 		break;
 	case TR_STOP: {
 		char who[160];
 
+		/* At once, from this thread: the body's stop is safe from any thread. */
 		snprintf(who, sizeof(who), "robot API client %s (%s)", s->peer, name_of(s));
-		core_stop(d, who);
+		core_stop(s->api->d, who);
 		break;
 	}
+	}
+	/* Anything else feeds the watchdog, a few times a cycle at most. */
+	if (mono_ns() - s->heard_sent >= HEARD_EVERY_NS) {
+		s->heard_sent = mono_ns();
+		push(s, BC_HEARD, NULL);
 	}
 }
 
 static void handle_frame(struct session *s, const uint8_t *p, uint32_t len)
 {
-	struct daemon *d = s->api->d;
 	msgpack_unpacked u;
 	struct to_robot m;
-	enum decode_result r;
+	int r;
 	const char *why = NULL;
 	size_t off = 0;
 	long n;
 
-	n = mp_check(p, len, len, API_MAX_VALUES, &why);
-	if (n != (long)len) {
-		char msg[160];
+	/* Speaker's samples, however many, without an object per sample. */
+	r = s->hello_done ? codec_decode_speaker(p, len, &m) : -1;
+	if (r < 0) {
+		n = mp_check(p, len, len, API_MAX_VALUES, &why);
+		if (n != (long)len) {
+			char msg[160];
 
-		if (n > 0)
-			why = "bytes after the value";
-		else if (n == 0)
-			why = "truncated value";
-		snprintf(msg, sizeof(msg), "malformed MessagePack in a %u-byte frame: %s", len, why);
-		session_close(s, msg);
-		return;
-	}
-	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, (const char *)p, len, &off) != MSGPACK_UNPACK_SUCCESS) {
+			if (n > 0)
+				why = "bytes after the value";
+			else if (n == 0)
+				why = "truncated value";
+			snprintf(msg, sizeof(msg), "malformed MessagePack in a %u-byte frame: %s",
+				 len, why);
+			session_close(s, msg);
+			return;
+		}
+		msgpack_unpacked_init(&u);
+		if (msgpack_unpack_next(&u, (const char *)p, len, &off) != MSGPACK_UNPACK_SUCCESS) {
+			msgpack_unpacked_destroy(&u);
+			session_close(s, "malformed MessagePack (msgpack-c refused it)");
+			return;
+		}
+		r = codec_decode(&u.data, &m);
 		msgpack_unpacked_destroy(&u);
-		session_close(s, "malformed MessagePack (msgpack-c refused it)");
-		return;
 	}
-	r = codec_decode(&u.data, &m);
-	msgpack_unpacked_destroy(&u);
 
 	if (!s->hello_done) {
-		handshake(s, r, &m);
+		handshake(s, (enum decode_result)r, &m);
 		return;
 	}
-	core_heard(d, s);
 	if (m.unknown[0] && ratelimit_ok(&s->rl))
 		log_warn("api: client %s (%s): unknown fields ignored: %s", s->peer,
 			 name_of(s), m.unknown);
-	if (r == DECODE_UNKNOWN) {
-		if (ratelimit_ok(&s->rl))
+	if (r == DECODE_UNKNOWN || r == DECODE_INVALID) {
+		if (r == DECODE_UNKNOWN && ratelimit_ok(&s->rl))
 			log_warn("api: client %s (%s): ignored: %s", s->peer, name_of(s), m.error);
-		return;
-	}
-	if (r == DECODE_INVALID) {
-		if (ratelimit_ok(&s->rl))
+		else if (r == DECODE_INVALID && ratelimit_ok(&s->rl))
 			log_warn("api: client %s (%s): %s ignored: %s", s->peer, name_of(s),
 				 m.variant, m.error);
-		return;
+		/* Still heard: the watchdog counts any message. */
+		m.kind = TR_HEARTBEAT;
 	}
-	dispatch(s, &m);
+	dispatch(s, &m, p, len);
 }
 
-/* Read what is there, a bounded number of frames per wake-up. */
+/*
+ * Room for n more bytes of the frame: it grows as its bytes arrive, and all
+ * unfinished frames together stay under API_MAX_HELD. False: closed.
+ */
+static bool frame_room(struct session *s)
+{
+	struct api *api = s->api;
+	uint32_t cap;
+	uint8_t *p;
+
+	if (s->got < s->frame_cap)
+		return true;
+	cap = s->frame_cap < FIRST_CHUNK ? FIRST_CHUNK : s->frame_cap * 2;
+	if (cap > s->need)
+		cap = s->need;
+	if (api->held - (s->frame == s->inline_frame ? 0 : s->frame_cap) + cap > API_MAX_HELD) {
+		session_close(s, "too much memory held for unfinished frames");
+		return false;
+	}
+	p = realloc(s->frame == s->inline_frame ? NULL : s->frame, cap);
+	if (!p) {
+		session_close(s, "out of memory for a frame");
+		return false;
+	}
+	if (s->frame == s->inline_frame)
+		memcpy(p, s->inline_frame, s->got);
+	else
+		api->held -= s->frame_cap;
+	api->held += cap;
+	s->frame = p;
+	s->frame_cap = cap;
+	return true;
+}
+
+/*
+ * Read what is there, within this wake-up's budget: FRAMES_PER_WAKE frames,
+ * BYTES_PER_WAKE bytes, NS_PER_WAKE of time. What is left waits for the
+ * next wake-up (epoll is level-triggered), after the other clients.
+ */
 static void session_read(struct session *s)
 {
-	for (int frames = 0; frames < FRAMES_PER_WAKE && s->w.fd >= 0;) {
+	uint64_t start = mono_ns();
+	size_t bytes = 0;
+
+	for (int frames = 0; frames < FRAMES_PER_WAKE && s->w.fd >= 0 &&
+	     bytes < BYTES_PER_WAKE && mono_ns() - start < NS_PER_WAKE;) {
 		uint8_t *dst;
 		size_t want;
 		ssize_t n;
@@ -326,9 +528,13 @@ static void session_read(struct session *s)
 			dst = s->hdr + s->hdr_got;
 			want = 4 - s->hdr_got;
 		} else {
+			if (!frame_room(s))
+				return;
 			dst = s->frame + s->got;
-			want = s->need - s->got;
+			want = s->frame_cap - s->got;
 		}
+		if (want > BYTES_PER_WAKE - bytes)
+			want = BYTES_PER_WAKE - bytes;
 		n = recv(s->w.fd, dst, want, 0);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -341,6 +547,7 @@ static void session_read(struct session *s)
 			session_close(s, s->need || s->hdr_got ? "closed mid-frame" : "closed by the client");
 			return;
 		}
+		bytes += (size_t)n;
 		if (!s->need) {
 			uint32_t len;
 
@@ -360,11 +567,18 @@ static void session_read(struct session *s)
 				session_close(s, "malformed: an empty frame");
 				return;
 			}
-			s->frame = len <= INLINE_FRAME ? s->inline_frame : malloc(len);
-			if (!s->frame) {
-				session_close(s, "out of memory for a frame");
+			if (!s->hello_done && len > API_PRE_HELLO_FRAME) {
+				char msg[120];
+
+				snprintf(msg, sizeof(msg),
+					 "handshake: a frame of %u bytes before Hello (at most %u)",
+					 len, API_PRE_HELLO_FRAME);
+				session_close(s, msg);
 				return;
 			}
+			/* Small frames inline; a big one grows as it arrives. */
+			s->frame = s->inline_frame;
+			s->frame_cap = len <= INLINE_FRAME ? len : INLINE_FRAME;
 			s->need = len;
 			s->got = 0;
 			continue;
@@ -374,10 +588,8 @@ static void session_read(struct session *s)
 			continue;
 		handle_frame(s, s->frame, s->need);
 		if (s->w.fd < 0)
-			return;	/* the frame closed it; session_free frees the frame */
-		if (s->frame != s->inline_frame)
-			free(s->frame);
-		s->frame = NULL;
+			return;	/* the frame closed it, and freed the frame */
+		frame_release(s);
 		s->need = 0;
 		s->hdr_got = 0;
 		frames++;
@@ -398,28 +610,88 @@ static void session_event(struct loop_watch *w, uint32_t events)
 		flush(s);
 }
 
-static void peer_name(const struct sockaddr_storage *sa, char *out, size_t n)
+/* "host:port" for log lines, and the host alone, to count per address. */
+static void peer_name(const struct sockaddr_storage *sa, char *out, size_t n, char *host_out,
+		      size_t hn)
 {
 	char host[INET6_ADDRSTRLEN], port[8];
+	const char *h;
 
 	if (getnameinfo((const struct sockaddr *)sa, sizeof(*sa), host, sizeof(host), port,
-			sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV))
+			sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV)) {
 		snprintf(out, n, "?");
-	else if (sa->ss_family == AF_INET6 && !strchr(host, '.'))
+		snprintf(host_out, hn, "?");
+		return;
+	}
+	h = strncmp(host, "::ffff:", 7) ? host : host + 7;
+	snprintf(host_out, hn, "%s", h);
+	if (sa->ss_family == AF_INET6 && !strchr(host, '.'))
 		snprintf(out, n, "[%s]:%s", host, port);
 	else
-		snprintf(out, n, "%s:%s", strncmp(host, "::ffff:", 7) ? host : host + 7, port);
+		snprintf(out, n, "%s:%s", h, port);
+}
+
+/* The oldest session without Hello, from host (or anyone's when NULL). */
+static struct session *oldest_pending(struct api *api, const char *host, unsigned int *count)
+{
+	struct session *oldest = NULL;
+
+	*count = 0;
+	for (struct session *s = api->sessions; s; s = s->next) {
+		if ((s->hello_done && !s->closing) || (host && strcmp(s->host, host)))
+			continue;
+		(*count)++;
+		if (!oldest || s->since < oldest->since)
+			oldest = s;
+	}
+	return oldest;
+}
+
+/*
+ * Room for a new connection from host. Connections that have not said
+ * Hello never lock a real client out: past API_PENDING_PER_HOST of them
+ * from one address, that address's oldest goes; past API_MAX_SESSIONS in
+ * all, the oldest anyone's goes. A candidate whose bytes are already
+ * waiting is read first: a real client's Hello, sent as it connects, is
+ * taken before its connection could be chosen. False when every session
+ * has said Hello.
+ */
+static bool make_room(struct api *api, const char *host)
+{
+	for (int tries = 0; tries <= API_MAX_SESSIONS; tries++) {
+		unsigned int here, all;
+		struct session *mine = oldest_pending(api, host, &here);
+		struct session *any = oldest_pending(api, NULL, &all);
+		struct session *victim = here >= API_PENDING_PER_HOST ? mine :
+					 api->nsessions >= API_MAX_SESSIONS ? any : NULL;
+		int waiting = 0;
+
+		if (!victim)
+			return api->nsessions < API_MAX_SESSIONS;
+		if (!victim->closing && !victim->tried && !ioctl(victim->w.fd, FIONREAD, &waiting) &&
+		    waiting > 0) {
+			victim->tried = true;
+			session_read(victim);
+			continue;
+		}
+		session_close(victim, victim == mine && here >= API_PENDING_PER_HOST ?
+			      "evicted: the oldest of its address's connections without Hello" :
+			      "evicted: the oldest connection without Hello, to make room");
+	}
+	return api->nsessions < API_MAX_SESSIONS;
 }
 
 static void api_accept(struct loop_watch *w, uint32_t events)
 {
 	struct api *api = container_of(w, struct api, listen_w);
 
-	for (;;) {
+	/* A few per wake-up, so the sessions' reads come in between. */
+	for (int i = 0; i < API_PENDING_PER_HOST; i++) {
 		struct sockaddr_storage sa;
 		socklen_t salen = sizeof(sa);
 		struct session *s;
 		int one = 1, sndbuf = API_SNDBUF;
+		char peer[64], host[64];
 		int fd = accept4(w->fd, (struct sockaddr *)&sa, &salen,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
@@ -429,7 +701,8 @@ static void api_accept(struct loop_watch *w, uint32_t events)
 				log_warn("api: accept: %s", strerror(errno));
 			return;
 		}
-		if (api->nsessions >= API_MAX_SESSIONS) {
+		peer_name(&sa, peer, sizeof(peer), host, sizeof(host));
+		if (!make_room(api, host)) {
 			if (ratelimit_ok(&api->rl_accept))
 				log_warn("api: %u connections already: refusing one", api->nsessions);
 			close(fd);
@@ -449,9 +722,10 @@ static void api_accept(struct loop_watch *w, uint32_t events)
 		s->dead.free = session_free;
 		s->id = ++api->next_id;
 		s->since = mono_ns();
-		peer_name(&sa, s->peer, sizeof(s->peer));
+		memcpy(s->peer, peer, sizeof(peer));
+		memcpy(s->host, host, sizeof(host));
 		outq_init(&s->out, API_QUEUE_MAX, API_QUEUE_MAX / 4);
-		if (loop_add(&api->d->loop, &s->w, EPOLLIN)) {
+		if (loop_add(api->loop, &s->w, EPOLLIN)) {
 			outq_free(&s->out);
 			close(fd);
 			free(s);
@@ -464,57 +738,137 @@ static void api_accept(struct loop_watch *w, uint32_t events)
 	}
 }
 
-void api_drop(struct api *api, void *who, const char *why)
-{
-	for (struct session *s = api->sessions; s; s = s->next) {
-		if (s == who) {
-			session_close(s, why);
-			return;
-		}
-	}
-}
-
-void api_send_controller(struct api *api, const void *frame, size_t len)
+/* States to the subscribed controller: cycles is how many passed. */
+static void publish_state(struct api *api, const struct body_news *n, uint64_t cycles)
 {
 	struct daemon *d = api->d;
-
-	if (d->ctl == CTL_API)
-		send_frame(d->ctl_who, frame, len, false);
-}
-
-void api_publish(struct api *api, const struct body_frame *f,
-		 const struct motion_status *st)
-{
-	struct daemon *d = api->d;
-	struct session *s;
+	struct session *s = api->controller;
 	struct state_view v;
 	float period, rate;
 
-	if (d->ctl != CTL_API)
-		return;
-	s = d->ctl_who;
-	if (!s->sub.state)
+	if (!s || !s->sub.state || s->closing)
 		return;
 	period = (float)d->body->info.period_ns / 1e9f;
 	rate = s->sub.rate > 0.0f ? s->sub.rate : API_STATE_HZ;
-	s->due += rate * period;
+	s->due += rate * period * (float)(cycles < 100 ? cycles : 100);
 	if (s->due < 1.0f)
 		return;
 	s->due -= 1.0f;
 	if (s->due > 1.0f)
 		s->due = 1.0f;	/* no bursts after a stall */
 
-	v.time = mono_to_epoch(f->time_ns);
-	v.primary_state = primary_state_name[st->primary];
-	v.fall_state = fall_state_name[st->fall];
-	v.motion = st->motion;
-	v.s = &f->s;
+	v.time = mono_to_epoch(n->frame.time_ns);
+	v.primary_state = primary_state_name[n->status.primary];
+	v.fall_state = fall_state_name[n->status.fall];
+	v.motion = n->status.motion;
+	v.s = &n->frame.s;
 	api->scratch.len = 0;
 	if (codec_state(&api->scratch, &v)) {
 		log_err("api: cannot encode State");
 		return;
 	}
 	send_frame(s, api->scratch.data, api->scratch.len, true);
+}
+
+/* A camera's new frame: to the controller, when it is subscribed and has room. */
+static void cams_ready(struct loop_watch *w, uint32_t events)
+{
+	struct api *api = container_of(w, struct api, cams_w);
+
+	head_cameras_clear_fd(api->d->cameras);
+	for (int i = 0; i < HEAD_CAMERAS; i++) {
+		struct session *s = api->controller;
+		uint32_t width, height;
+		double time;
+
+		api->jpeg.len = 0;
+		if (!head_cameras_take(api->d->cameras, i, &api->jpeg, &time, &width, &height))
+			continue;
+		if (!s || !s->hello_done || s->closing || !s->sub.cameras[i])
+			continue;	/* a frame from before the subscription changed */
+		api->image.len = 0;
+		if (codec_image(&api->image, camera_name[i], time, width, height, api->jpeg.data,
+				api->jpeg.len)) {
+			log_err("api: cannot encode an Image of %zu bytes", api->jpeg.len);
+			continue;
+		}
+		if (api->image.len > IMAGE_QUEUE_ROOM) {
+			if (ratelimit_ok(&s->rl))
+				log_warn("api: an Image of %zu bytes is over the %u a client's queue takes: not sent (a smaller --camera-size or --camera-quality)",
+					 api->image.len, IMAGE_QUEUE_ROOM);
+			continue;
+		}
+		if (outq_pending(&s->out) + api->image.len > IMAGE_QUEUE_ROOM) {
+			s->images_dropped++;
+			if (ratelimit_ok(&s->rl))
+				log_info("api: client %s (%s) reads too slowly for its Images: %llu dropped so far",
+					 s->peer, name_of(s), (unsigned long long)s->images_dropped);
+			continue;
+		}
+		send_frame(s, api->image.data, api->image.len, false);
+	}
+}
+
+/* The body thread's news: a new state, events, a controller lost to LoLA. */
+static void news_ready(struct loop_watch *w, uint32_t events)
+{
+	struct api *api = container_of(w, struct api, news_w);
+	struct body_news *n = &api->news;
+	struct session *s;
+	uint64_t cycles;
+
+	handoff_take(&api->d->handoff, n);
+	s = api->controller;
+	if (s && n->lost_to_lola == s->id) {
+		session_close(s, "replaced as the controller by a LoLA client");
+		s = NULL;
+	}
+	if (s && n->released == s->id) {
+		session_close(s, "released as the controller by the REST API");
+		s = NULL;
+	}
+	if (s && n->events_len && n->events_for == s->id &&
+	    !send_frame(s, n->events, n->events_len, false))
+		s = NULL;
+	if (n->events_dropped && ratelimit_ok(&api->rl_queue))
+		log_warn("api: %u bytes of events dropped: the network thread fell behind",
+			 n->events_dropped);
+	if (n->seq == api->news_seq)
+		return;
+	cycles = n->seq - api->news_seq;
+	api->news_seq = n->seq;
+	/* Only a controller the body thread has taken on gets States. */
+	if (s && n->ctl_api == s->id)
+		publish_state(api, n, cycles);
+}
+
+/* The head's microphone chunks, as Microphone messages to the subscribed controller. */
+static void mic_ready(struct loop_watch *w, uint32_t events)
+{
+	struct api *api = container_of(w, struct api, mic_w);
+	int16_t chunk[HEAD_AUDIO_CHUNK];
+	unsigned int dropped, lost = 0;
+	double time;
+	size_t n;
+
+	while ((n = head_audio_mic_take(api->d->audio, chunk, &time, &dropped)) || dropped) {
+		struct session *s = api->controller;
+
+		lost += dropped;
+		if (!n)
+			break;
+		if (!s || !s->sub.microphone || s->closing)
+			continue;
+		api->scratch.len = 0;
+		if (codec_microphone(&api->scratch, time, chunk, n)) {
+			log_err("api: cannot encode Microphone");
+			continue;
+		}
+		send_frame(s, api->scratch.data, api->scratch.len, false);
+	}
+	if (lost && ratelimit_ok(&api->rl_mic))
+		log_warn("api: %u microphone chunks of %d samples dropped: the network thread fell behind",
+			 lost, HEAD_AUDIO_CHUNK);
 }
 
 void api_housekeeping(struct api *api, uint64_t now)
@@ -606,11 +960,29 @@ struct api *api_create(struct daemon *d)
 		return NULL;
 	}
 	api->d = d;
+	api->loop = &d->net_loop;
 	api->listen_w.fd = fd;
 	api->listen_w.cb = api_accept;
+	api->news_w.fd = d->handoff.wake_fd;
+	api->news_w.cb = news_ready;
+	api->rl_close.burst = 20;
 	buf_init(&api->scratch, 64 * 1024);
-	if (loop_add(&d->loop, &api->listen_w, EPOLLIN)) {
+	buf_init(&api->jpeg, CAMERA_MAX_JPEG);
+	buf_init(&api->image, CAMERA_MAX_JPEG + 256);
+	api->cams_w.fd = head_cameras_fd(d->cameras);
+	api->cams_w.cb = cams_ready;
+	api->mic_w.fd = d->audio ? head_audio_mic_fd(d->audio) : -1;
+	api->mic_w.cb = mic_ready;
+	/* Speaker's samples land here before the queue: allocated once, with audio only. */
+	if (d->audio)
+		api->pcm = malloc(HEAD_AUDIO_QUEUE * sizeof(*api->pcm));
+	if ((d->audio && !api->pcm) || loop_add(api->loop, &api->listen_w, EPOLLIN) ||
+	    loop_add(api->loop, &api->news_w, EPOLLIN) ||
+	    loop_add(api->loop, &api->cams_w, EPOLLIN) ||
+	    (api->mic_w.fd >= 0 && loop_add(api->loop, &api->mic_w, EPOLLIN))) {
 		close(fd);
+		free(api->pcm);
+		buf_free(&api->scratch);
 		free(api);
 		return NULL;
 	}
@@ -635,8 +1007,15 @@ void api_destroy(struct api *api)
 		return;
 	while (api->sessions)
 		session_close(api->sessions, "naobodyd is stopping");
-	loop_del(&api->d->loop, &api->listen_w);
+	loop_del(api->loop, &api->cams_w);
+	if (api->mic_w.fd >= 0)
+		loop_del(api->loop, &api->mic_w);
+	free(api->pcm);
+	loop_del(api->loop, &api->news_w);
+	loop_del(api->loop, &api->listen_w);
 	close(api->listen_w.fd);
 	buf_free(&api->scratch);
+	buf_free(&api->jpeg);
+	buf_free(&api->image);
 	free(api);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * naobodyd: the robot API on TCP (spec/robot-api.md): framing, the
- * handshake, sessions, subscriptions and their bounded output queues.
+ * handshake, sessions, subscriptions and their bounded output queues. The
+ * network thread's (see naobodyd.h).
  */
 #ifndef NAOBODYD_API_H
 #define NAOBODYD_API_H
@@ -14,6 +15,10 @@
 #define API_MAX_FRAME		(8U << 20)	/* 8 MiB */
 #define API_MAX_VALUES		(256U * 1024)	/* per frame */
 #define API_MAX_SESSIONS	16
+#define API_PENDING_PER_HOST	8		/* connections without Hello, per address */
+#define API_PRE_HELLO_FRAME	1024U		/* the largest frame before Hello */
+/* Unfinished frames, all sessions: one 8 MiB frame and every session's first KiB. */
+#define API_MAX_HELD		(API_MAX_FRAME + API_MAX_SESSIONS * API_PRE_HELLO_FRAME)
 #define API_HELLO_NS		(2000ULL * 1000000ULL)
 #define API_LINGER_NS		(1000ULL * 1000000ULL)
 #define API_QUEUE_MAX		(256U * 1024)	/* committed bytes per client */
@@ -27,14 +32,7 @@ struct api;
 struct api *api_create(struct daemon *d);
 void api_destroy(struct api *api);
 
-/* Disconnect the session who (the controller being replaced). */
-void api_drop(struct api *api, void *who, const char *why);
-/* Per cycle: States to the subscribed controller. */
-void api_publish(struct api *api, const struct body_frame *f,
-		 const struct motion_status *st);
-/* A frame for the controller (an Event). */
-void api_send_controller(struct api *api, const void *frame, size_t len);
-/* Hello timeouts and lingering closes. */
+/* Hello timeouts and lingering closes (the network thread's housekeeping). */
 void api_housekeeping(struct api *api, uint64_t now);
 
 #endif

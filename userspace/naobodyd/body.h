@@ -8,9 +8,11 @@
  *   - read() returns the newest state;
  *   - write() sets the actuators from the next cycle on;
  *   - stop() latches the death switch (only a rearm, outside the daemon,
- *     releases it);
+ *     releases it). The one operation either thread may call: the network
+ *     thread calls it for a robot API Stop, without waiting for the cycle;
  *   - walk() moves the odometry of a body that can walk (only the simulated
- *     one, for now).
+ *     one, for now);
+ *   - boards() lists the boards behind the chest board (the real body only).
  *
  * Backends: the simulated body (body_sim.c) and the real one through
  * /dev/naobody and libnaobody (body_real.c).
@@ -19,6 +21,7 @@
 #define NAOBODYD_BODY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <naobody/body.h>
@@ -29,6 +32,26 @@
 #define BODY_F_STOPPED		(1U << 0)	/* death switch latched */
 #define BODY_F_NO_ANSWER	(1U << 1)	/* no fresh sensor data this cycle */
 #define BODY_F_ODOMETRY		(1U << 2)	/* odometry is valid */
+/*
+ * The sensors and targets convert with a calibration that isn't the body's
+ * own (its preference block is not read yet, or unusable): the joints' zero
+ * positions are unknown, so the daemon must not stiffen them.
+ */
+#define BODY_F_UNCALIBRATED	(1U << 3)
+
+/* The head bus's readings (head_bus.h), 0 until read. */
+#define BODY_HEAD_BUS		(1U << 0)	/* a head bus is read */
+#define BODY_HEAD_TOUCH		(1U << 1)	/* its pads answered the last read */
+#define BODY_HEAD_POWER		(1U << 2)	/* the INA230 has answered */
+#define BODY_HEAD_TEMP		(1U << 3)	/* the TMP100 has answered */
+
+struct body_head {
+	uint32_t flags;			/* BODY_HEAD_* */
+	float voltage;			/* V */
+	float current;			/* A */
+	float power;			/* W */
+	float face_temperature;		/* degC */
+};
 
 struct body_frame {
 	uint64_t cycle;
@@ -36,6 +59,7 @@ struct body_frame {
 	uint32_t flags;			/* BODY_F_* */
 	struct nb_sensors s;
 	float odometry[3];		/* x, y (m), heading (rad), if BODY_F_ODOMETRY */
+	struct body_head head;
 };
 
 struct body_info {
@@ -46,7 +70,18 @@ struct body_info {
 	bool simulated;
 	bool can_walk;			/* walk() moves it */
 	bool can_stand_up;		/* the get-up motions are safe on it */
+	/*
+	 * It shows the eyes, ears and skull LEDs (LEye, REye, LEar, REar,
+	 * Skull). False on the real body: where they are on the head bus is
+	 * not known, so they are accepted and not driven.
+	 */
+	bool head_leds;
 	uint32_t period_ns;
+	/* The driver's, from NAOBODY_IOC_GET_INFO; has_driver false: none (simulated). */
+	bool has_driver;
+	char driver_version[32];
+	uint32_t abi_version;		/* the driver's NAOBODY_ABI_VERSION */
+	uint32_t chest_version;		/* the chest board's vendor request 0x02, big endian */
 };
 
 struct body;
@@ -60,6 +95,23 @@ struct body_ops {
 	int (*stop)(struct body *b, uint32_t reason);	/* enum naobody_stop_reason */
 	/* Velocity: x forward, y left (m/s), turn (rad/s). Optional. */
 	void (*walk)(struct body *b, float vx, float vy, float vturn);
+	/*
+	 * The boards behind the chest board (NAOBODY_IOC_GET_BOARDS): their
+	 * count, or -errno; at most max written. Safe from any thread (one
+	 * ioctl, no state of the body's). Optional: NULL when the body has none.
+	 */
+	int (*boards)(struct body *b, struct naobody_board *out, unsigned int max);
+	/*
+	 * The chest board's raw preference block (NAOBODY_IOC_GET_PREFS, as
+	 * nb_prefs()): its size or -errno, NAOBODY_PREFS_* in *flags. Safe
+	 * from any thread, like boards(). Optional.
+	 */
+	int (*prefs)(struct body *b, void *buf, size_t len, uint32_t *flags);
+	/*
+	 * The driver's sysfs statistics directory (/sys/class/naobody/<dev>/
+	 * statistics), NULL if unknown. Optional.
+	 */
+	const char *(*statistics_dir)(struct body *b);
 	void (*destroy)(struct body *b);
 };
 

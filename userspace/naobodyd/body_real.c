@@ -5,10 +5,12 @@
  * The daemon holds the controller role for as long as it runs; naobody.ko
  * ramps the body down when it goes. It follows the newest record with
  * read(), which also rearms the file's poll, so the loop wakes once per
- * cycle. Units and calibration are libnaobody's.
+ * cycle. Units and calibration are libnaobody's; a frame says
+ * BODY_F_UNCALIBRATED until libnaobody has the body's own.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +19,15 @@
 #include <naobody/naobody.h>
 
 #include "body.h"
+#include "head_bus.h"
 #include "log.h"
 #include "naobodyd.h"
 
 struct real {
 	struct body b;
 	struct nb_device *d;
+	float charge;			/* the last charge in range (0 before any) */
+	char statistics[PATH_MAX];	/* the device's sysfs statistics/, "" if unknown */
 };
 
 static struct real *to_real(struct body *b)
@@ -46,13 +51,23 @@ static int real_read(struct body *b, struct body_frame *f)
 	if (n != sizeof(rec))
 		return -EIO;
 	memset(f, 0, sizeof(*f));
+	/*
+	 * libnaobody drops a charge outside 0..1 (it leaves the value as it
+	 * was): as it was is the last good one, not the 0 of a fresh frame,
+	 * which a client would take for an empty battery.
+	 */
+	f->s.battery[0] = r->charge;
 	f->cycle = rec.cycle;
 	f->time_ns = rec.in_complete_ns;
 	if (rec.flags & NAOBODY_REC_STOPPED)
 		f->flags |= BODY_F_STOPPED;
 	if (rec.flags & NAOBODY_REC_NO_ANSWER)
 		f->flags |= BODY_F_NO_ANSWER;
+	/* Asks the driver at most once a second until the block is read. */
+	if (nb_calibration_state(r->d) != NAOBODY_CALIB_READ)
+		f->flags |= BODY_F_UNCALIBRATED;
 	nb_record_sensors(r->d, &rec, &f->s);
+	r->charge = f->s.battery[0];
 	return 1;
 }
 
@@ -64,6 +79,35 @@ static int real_write(struct body *b, const struct nb_actuators *a)
 static int real_stop(struct body *b, uint32_t reason)
 {
 	return nb_stop(to_real(b)->d, reason);
+}
+
+static int real_boards(struct body *b, struct naobody_board *out, unsigned int max)
+{
+	return nb_boards(to_real(b)->d, out, max);
+}
+
+static int real_prefs(struct body *b, void *buf, size_t len, uint32_t *flags)
+{
+	return nb_prefs(to_real(b)->d, buf, len, flags);
+}
+
+static const char *real_statistics_dir(struct body *b)
+{
+	return to_real(b)->statistics[0] ? to_real(b)->statistics : NULL;
+}
+
+/* The class device's statistics/ from the node's name, as naoctl status finds it. */
+static void find_statistics(struct real *r, const char *device)
+{
+	char real[PATH_MAX];
+	const char *node;
+
+	if (!realpath(device, real))
+		return;
+	node = strrchr(real, '/');
+	if (snprintf(r->statistics, sizeof(r->statistics), "/sys/class/naobody/%s/statistics",
+		     node ? node + 1 : real) >= (int)sizeof(r->statistics))
+		r->statistics[0] = '\0';
 }
 
 static void real_destroy(struct body *b)
@@ -78,6 +122,9 @@ static const struct body_ops real_ops = {
 	.read = real_read,
 	.write = real_write,
 	.stop = real_stop,
+	.boards = real_boards,
+	.prefs = real_prefs,
+	.statistics_dir = real_statistics_dir,
 	.destroy = real_destroy,
 };
 
@@ -97,6 +144,7 @@ struct body *body_real_create(const struct config *cfg)
 		free(r);
 		return NULL;
 	}
+	find_statistics(r, cfg->device);
 	fcntl(nb_fd(r->d), F_SETFL, fcntl(nb_fd(r->d), F_GETFL) | O_NONBLOCK);
 	/*
 	 * Started with the device, naobodyd comes before the driver has read
@@ -111,17 +159,24 @@ struct body *body_real_create(const struct config *cfg)
 	/* No walking engine yet, and getting up is not safe without one. */
 	r->b.info.can_walk = false;
 	r->b.info.can_stand_up = false;
+	/* The eyes, ears and skull are on the head; where is not known (body.h). */
+	r->b.info.head_leds = false;
 	r->b.info.period_ns = nb_info(r->d)->period_ns;
+	r->b.info.has_driver = true;
+	snprintf(r->b.info.driver_version, sizeof(r->b.info.driver_version), "%.*s",
+		 (int)sizeof(nb_info(r->d)->driver_version),
+		 (const char *)nb_info(r->d)->driver_version);
+	r->b.info.abi_version = nb_info(r->d)->abi_version;
+	r->b.info.chest_version = nb_info(r->d)->chest_version;
 	cal = nb_calibration(r->d);
-	/* --body-id and --head-id win; the head has no source of its own yet. */
+	/* --body-id and --head-id win; the head's id is in its own file (head_bus.h). */
 	if (cfg->body_id)
 		snprintf(r->b.info.body_id, sizeof(r->b.info.body_id), "%s", cfg->body_id);
 	else if (!nb_chest_id(r->d, 3, id))
 		snprintf(r->b.info.body_id, sizeof(r->b.info.body_id), "%s", id);
 	else if (cal->present & NB_CAL_BODY_ID)
 		snprintf(r->b.info.body_id, sizeof(r->b.info.body_id), "%s", cal->body_id);
-	if (cfg->head_id)
-		snprintf(r->b.info.head_id, sizeof(r->b.info.head_id), "%s", cfg->head_id);
+	head_id_choose(cfg, "", r->b.info.head_id);
 	if (cal->present & NB_CAL_BODY_VERSION)
 		snprintf(r->b.info.body_version, sizeof(r->b.info.body_version), "%.7s",
 			 cal->body_version);

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 
 #include "body.h"
 #include "clock.h"
+#include "head_bus.h"
 #include "joints.h"
 #include "log.h"
 #include "naobodyd.h"
@@ -49,12 +51,17 @@ struct sim {
 	int tfd;
 	uint64_t cycle;
 	uint64_t start_ns, last_ns;
+	uint64_t calibrated_ns;		/* no calibration before (--sim-uncalibrated) */
 	struct sim_control *control;
 
 	struct nb_actuators cmd;
 	bool have_cmd;
+	/* The cycle as the body sees it: gaps between consecutive writes. */
+	uint64_t last_write_ns;
+	uint64_t writes, late_writes;	/* late: more than 1.5 periods after the last */
+	uint64_t worst_gap_ns;
 	float walk[3];
-	bool stopped;
+	atomic_bool stopped;		/* stop() comes from the network thread too */
 
 	float pos[NJ];
 	float temp[NJ];
@@ -300,13 +307,26 @@ static int sim_read(struct body *b, struct body_frame *f)
 	f->cycle = ++s->cycle;
 	f->time_ns = now;
 	sense(s, f, current);
+	if (now < s->calibrated_ns)
+		f->flags |= BODY_F_UNCALIBRATED;
 	return 1;
 }
 
 static int sim_write(struct body *b, const struct nb_actuators *a)
 {
 	struct sim *s = container_of(b, struct sim, b);
+	uint64_t now = mono_ns();
 
+	if (s->last_write_ns) {
+		uint64_t gap = now - s->last_write_ns;
+
+		if (gap > s->worst_gap_ns)
+			s->worst_gap_ns = gap;
+		if (2 * gap > 3ULL * PERIOD_NS)
+			s->late_writes++;
+	}
+	s->last_write_ns = now;
+	s->writes++;
 	s->cmd = *a;
 	s->have_cmd = true;
 	return 0;
@@ -369,13 +389,13 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 	s->b.ops = &sim_ops;
 	snprintf(s->b.info.body_id, sizeof(s->b.info.body_id), "%s",
 		 cfg->body_id ? cfg->body_id : "SIMULATED-BODY-00001");
-	snprintf(s->b.info.head_id, sizeof(s->b.info.head_id), "%s",
-		 cfg->head_id ? cfg->head_id : "SIMULATED-HEAD-00001");
+	head_id_choose(cfg, "SIMULATED-HEAD-00001", s->b.info.head_id);
 	snprintf(s->b.info.body_version, sizeof(s->b.info.body_version), "6.0.0");
 	snprintf(s->b.info.head_version, sizeof(s->b.info.head_version), "6.0.0");
 	s->b.info.simulated = true;
 	s->b.info.can_walk = true;
 	s->b.info.can_stand_up = true;
+	s->b.info.head_leds = true;	/* shown on its control socket (leds) */
 	s->b.info.period_ns = PERIOD_NS;
 	memcpy(s->pos, start_pose, sizeof(s->pos));
 	for (int j = 0; j < NJ; j++)
@@ -384,6 +404,7 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 	s->sonar[0] = s->sonar[1] = 2.55f;
 	s->rng = 0x2545f491;
 	s->start_ns = s->last_ns = mono_ns();
+	s->calibrated_ns = s->start_ns + (uint64_t)(cfg->sim_uncalibrated * 1e9);
 
 	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (s->tfd < 0 || timerfd_settime(s->tfd, 0, &its, NULL)) {
@@ -483,6 +504,14 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 	} else if (!strcmp(cmd, "rearm") && argc == 1) {
 		s->stopped = false;
 		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "cycle") && argc == 1) {
+		/* The body loop's timing at the body, since the last "cycle reset". */
+		snprintf(out, n, "ok writes=%llu late=%llu worst_gap_us=%llu",
+			 (unsigned long long)s->writes, (unsigned long long)s->late_writes,
+			 (unsigned long long)(s->worst_gap_ns / 1000));
+	} else if (!strcmp(cmd, "cycle") && argc == 2 && !strcmp(a, "reset")) {
+		s->writes = s->late_writes = s->worst_gap_ns = 0;
+		snprintf(out, n, "ok");
 	} else if (!strcmp(cmd, "status") && argc == 1) {
 		snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f odometry=%.4f,%.4f,%.4f "
 			 "charge=%.4f knees=%.3f legs_stiffness=%.3f cycle=%llu",
@@ -518,6 +547,6 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 		}
 	} else {
 		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, sonar, "
-			 "temperature, rearm, status, leds");
+			 "temperature, rearm, status, leds, cycle");
 	}
 }

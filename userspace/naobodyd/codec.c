@@ -377,6 +377,13 @@ static bool dec_leds(struct to_robot *m, const msgpack_object *d)
 	return true;
 }
 
+/* A sample: an integer in i16's range. Names the field only on failure. */
+static bool sample_ok(const msgpack_object *o)
+{
+	return (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT16_MAX) ||
+	       (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER && o->via.i64 >= INT16_MIN);
+}
+
 static bool dec_speaker(struct to_robot *m, const msgpack_object *d)
 {
 	static const char *const names[] = { "samples" };
@@ -393,12 +400,214 @@ static bool dec_speaker(struct to_robot *m, const msgpack_object *d)
 	if (!f[0] || f[0]->type != MSGPACK_OBJECT_ARRAY)
 		return fail(m, "Speaker.samples: expected an array of 16-bit samples");
 	for (uint32_t i = 0; i < f[0]->via.array.size; i++) {
+		if (sample_ok(&f[0]->via.array.ptr[i]))
+			continue;
+		/* The hot loop formats nothing; the name is built for the error. */
 		snprintf(w, sizeof(w), "Speaker.samples[%u]", i);
-		if (!get_int(m, w, &f[0]->via.array.ptr[i], INT16_MIN, INT16_MAX, &v))
-			return false;
+		get_int(m, w, &f[0]->via.array.ptr[i], INT16_MIN, INT16_MAX, &v);
+		return false;
 	}
 	m->speaker.samples = f[0]->via.array.size;
 	return true;
+}
+
+/* ---- Speaker, straight from the bytes ------------------------------------ */
+
+struct cursor {
+	const uint8_t *p;
+	size_t left;
+};
+
+static bool take(struct cursor *c, size_t n, const uint8_t **out)
+{
+	if (c->left < n)
+		return false;
+	*out = c->p;
+	c->p += n;
+	c->left -= n;
+	return true;
+}
+
+static uint64_t be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* A container header of kind 'a' (array) or 'm' (map): its count. */
+static bool header(struct cursor *c, char kind, uint32_t *count)
+{
+	const uint8_t *b, *x;
+	uint8_t fix = kind == 'a' ? 0x90 : 0x80, w16 = kind == 'a' ? 0xdc : 0xde;
+
+	if (!take(c, 1, &b))
+		return false;
+	if ((*b & 0xf0) == fix) {
+		*count = *b & 0x0f;
+		return true;
+	}
+	if (*b == w16 || *b == w16 + 1) {
+		unsigned int n = *b == w16 ? 2 : 4;
+
+		if (!take(c, n, &x))
+			return false;
+		*count = (uint32_t)be(x, n);
+		return true;
+	}
+	return false;
+}
+
+static bool string_is(struct cursor *c, const char *want)
+{
+	const uint8_t *b, *x;
+	size_t n;
+
+	if (!take(c, 1, &b))
+		return false;
+	if ((*b & 0xe0) == 0xa0) {
+		n = *b & 0x1f;
+	} else if (*b == 0xd9 && take(c, 1, &x)) {
+		n = *x;
+	} else {
+		return false;
+	}
+	return n == strlen(want) && take(c, n, &x) && !memcmp(x, want, n);
+}
+
+/* One sample: 0, 1 when out of range, 2 when not an integer, -1 when cut short. */
+static int raw_sample(struct cursor *c, int64_t *v)
+{
+	const uint8_t *b, *x;
+	unsigned int n;
+	uint64_t u;
+
+	if (!take(c, 1, &b))
+		return -1;
+	if (*b <= 0x7f) {
+		*v = *b;
+		return 0;
+	}
+	if (*b >= 0xe0) {
+		*v = (int8_t)*b;
+		return 0;
+	}
+	if (*b >= 0xcc && *b <= 0xcf) {		/* uint 8 .. 64 */
+		n = 1U << (*b - 0xcc);
+		if (!take(c, n, &x))
+			return -1;
+		u = be(x, n);
+		*v = u > INT64_MAX ? INT64_MAX : (int64_t)u;
+	} else if (*b >= 0xd0 && *b <= 0xd3) {	/* int 8 .. 64 */
+		n = 1U << (*b - 0xd0);
+		if (!take(c, n, &x))
+			return -1;
+		u = be(x, n);
+		/* Sign-extend from n bytes. */
+		if (n < 8 && (u >> (8 * n - 1)) & 1)
+			u |= ~0ULL << (8 * n);
+		*v = (int64_t)u;
+	} else {
+		return 2;
+	}
+	return *v >= INT16_MIN && *v <= INT16_MAX ? 0 : 1;
+}
+
+/* The byte walk; out (max samples) takes them when not NULL. */
+static int speaker_walk(const uint8_t *p, size_t len, struct to_robot *m, int16_t *out,
+			size_t max)
+{
+	struct cursor c = { p, len };
+	uint32_t n, count;
+
+	if (!header(&c, 'm', &n) || n != 1 || !string_is(&c, "Speaker"))
+		return -1;
+	/* {"samples": [...]}, [[...]] (positional), or the bare array. */
+	if (c.left && (*c.p & 0xf0) == 0x80) {
+		if (!header(&c, 'm', &n) || n != 1 || !string_is(&c, "samples"))
+			return -1;
+	} else if (c.left && (c.p[0] == 0x91 || c.p[0] == 0xdc || c.p[0] == 0xdd)) {
+		struct cursor peek = c;
+
+		/* An array of one array is the positional struct. */
+		if (header(&peek, 'a', &n) && n == 1 && peek.left &&
+		    ((*peek.p & 0xf0) == 0x90 || *peek.p == 0xdc || *peek.p == 0xdd))
+			c = peek;
+	}
+	if (!header(&c, 'a', &count))
+		return -1;
+	/*
+	 * One byte at least per sample: a count the bytes cannot hold is
+	 * malformed. No samples: the generic path (tiny, and its own rules).
+	 */
+	if (!count || count > c.left)
+		return -1;
+	m->variant[0] = m->error[0] = m->unknown[0] = '\0';
+	snprintf(m->variant, sizeof(m->variant), "Speaker");
+	m->kind = TR_SPEAKER;
+	for (uint32_t i = 0; i < count; i++) {
+		int64_t v;
+		int r = raw_sample(&c, &v);
+
+		/* Cut short, or another type: the generic path decides. */
+		if (r < 0 || r == 2)
+			return -1;
+		/* The first sample out of range names the error; the rest is still checked. */
+		if (r == 1 && !m->error[0])
+			fail(m, "Speaker.samples[%u]: %lld is out of range %d..%d", i,
+			     (long long)v, INT16_MIN, INT16_MAX);
+		else if (out && i < max)
+			out[i] = (int16_t)v;
+	}
+	if (c.left)
+		return -1;	/* bytes after the value */
+	if (m->error[0])
+		return DECODE_INVALID;
+	m->speaker.samples = count;
+	return DECODE_OK;
+}
+
+int codec_decode_speaker(const uint8_t *p, size_t len, struct to_robot *m)
+{
+	return speaker_walk(p, len, m, NULL, 0);
+}
+
+size_t codec_speaker_samples(const uint8_t *p, size_t len, int16_t *out, size_t max)
+{
+	struct to_robot m;
+	msgpack_unpacked u;
+	const msgpack_object *arr = NULL, *name, *data;
+	size_t off = 0, n = 0;
+
+	if (speaker_walk(p, len, &m, out, max) == DECODE_OK)
+		return m.speaker.samples;
+	/* The generic path's shapes: the same rules as dec_speaker(). */
+	msgpack_unpacked_init(&u);
+	if (msgpack_unpack_next(&u, (const char *)p, len, &off) == MSGPACK_UNPACK_SUCCESS &&
+	    variant(&u.data, &name, &data) && is_str(name, "Speaker") &&
+	    dec_speaker(&m, data)) {
+		static const char *const names[] = { "samples" };
+		const msgpack_object *f[1];
+
+		if (data && data->type == MSGPACK_OBJECT_ARRAY && data->via.array.size &&
+		    data->via.array.ptr[0].type != MSGPACK_OBJECT_ARRAY)
+			arr = data;
+		else if (fields(&m, "Speaker", data, names, f, 1))
+			arr = f[0];
+	}
+	if (arr) {
+		n = arr->via.array.size;
+		for (size_t i = 0; i < n && i < max; i++) {
+			const msgpack_object *o = &arr->via.array.ptr[i];
+
+			out[i] = (int16_t)(o->type == MSGPACK_OBJECT_POSITIVE_INTEGER ?
+					   (int64_t)o->via.u64 : o->via.i64);
+		}
+	}
+	msgpack_unpacked_destroy(&u);
+	return n;
 }
 
 static bool dec_volume(struct to_robot *m, const msgpack_object *d)
@@ -766,6 +975,23 @@ int codec_event_fall(struct buf *b, const char *state)
 	return frame_end(b, at, err);
 }
 
+int codec_microphone(struct buf *b, double time, const int16_t *samples, size_t n)
+{
+	msgpack_packer pk;
+	int err = 0;
+	size_t at = frame_begin(b, &pk, &err);
+
+	err |= pack_tag(&pk, "Microphone");
+	err |= msgpack_pack_map(&pk, 2);
+	err |= pack_str(&pk, "time");
+	err |= msgpack_pack_double(&pk, time);
+	err |= pack_str(&pk, "samples");
+	err |= msgpack_pack_array(&pk, n);
+	for (size_t i = 0; i < n; i++)
+		err |= msgpack_pack_int16(&pk, samples[i]);
+	return frame_end(b, at, err);
+}
+
 int codec_event_watchdog(struct buf *b, bool active)
 {
 	msgpack_packer pk;
@@ -774,5 +1000,27 @@ int codec_event_watchdog(struct buf *b, bool active)
 
 	err |= pack_str(&pk, "active");
 	err |= pack_bool(&pk, active);
+	return frame_end(b, at, err);
+}
+
+int codec_image(struct buf *b, const char *camera, double time, uint32_t width,
+		uint32_t height, const uint8_t *jpeg, size_t len)
+{
+	msgpack_packer pk;
+	int err = 0;
+	size_t at = frame_begin(b, &pk, &err);
+
+	err |= pack_tag(&pk, "Image");
+	err |= msgpack_pack_map(&pk, 5);
+	err |= pack_str(&pk, "camera");
+	err |= pack_str(&pk, camera);
+	err |= pack_str(&pk, "time");
+	err |= msgpack_pack_double(&pk, time);
+	err |= pack_str(&pk, "width");
+	err |= msgpack_pack_uint32(&pk, width);
+	err |= pack_str(&pk, "height");
+	err |= msgpack_pack_uint32(&pk, height);
+	err |= pack_str(&pk, "jpeg");
+	err |= msgpack_pack_bin(&pk, len) | msgpack_pack_bin_body(&pk, jpeg, len);
 	return frame_end(b, at, err);
 }

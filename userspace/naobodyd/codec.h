@@ -86,6 +86,22 @@ struct to_robot {
 
 enum decode_result codec_decode(const msgpack_object *o, struct to_robot *m);
 
+/*
+ * A Speaker frame straight from its bytes, without a MessagePack object
+ * per sample: a frame of 8 MiB holds up to about 8 million samples, and
+ * costs nothing but its bytes. Returns DECODE_OK or DECODE_INVALID (with
+ * m->error naming the sample), or -1 when the frame is not a Speaker of
+ * the usual shapes ({"Speaker": {"samples": [...]}}, {"Speaker": [[...]]},
+ * {"Speaker": [...]}) or not well formed: the generic path then decides.
+ */
+int codec_decode_speaker(const uint8_t *p, size_t len, struct to_robot *m);
+
+/*
+ * The samples of a frame accepted as a Speaker (DECODE_OK from either
+ * decoder), into out (at most max of them): how many the frame holds.
+ */
+size_t codec_speaker_samples(const uint8_t *p, size_t len, int16_t *out, size_t max);
+
 /* What a State carries. */
 struct state_view {
 	double time;			/* s since the epoch, of the body state */
@@ -108,5 +124,10 @@ int codec_state(struct buf *b, const struct state_view *v);
 int codec_event_touch(struct buf *b, int api_touch, bool pressed);
 int codec_event_fall(struct buf *b, const char *state);
 int codec_event_watchdog(struct buf *b, bool active);
+/* Image {camera, time, width, height, jpeg}: jpeg as MessagePack bin. */
+int codec_image(struct buf *b, const char *camera, double time, uint32_t width,
+		uint32_t height, const uint8_t *jpeg, size_t len);
+/* Microphone {time, samples}: time is the first sample's, s since the epoch. */
+int codec_microphone(struct buf *b, double time, const int16_t *samples, size_t n);
 
 #endif

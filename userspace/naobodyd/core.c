@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * naobodyd: the core (see naobodyd.h): the one controller, the cycle and
- * the death switch.
+ * the death switch. Everything here runs on the body thread; the robot API
+ * reaches it only through the hand-over's commands (core_commands()).
  *
  * Who drives the body, each cycle:
  *   - a LoLA client that is the controller, while the watchdog is quiet:
@@ -36,6 +37,26 @@ bool core_is_controller(const struct daemon *d, const void *who)
 	return d->ctl != CTL_NONE && d->ctl_who == who;
 }
 
+void *core_api_who(uint64_t session)
+{
+	return (void *)(uintptr_t)session;
+}
+
+static uint64_t ctl_api(const struct daemon *d)
+{
+	return d->ctl == CTL_API ? (uint64_t)(uintptr_t)d->ctl_who : 0;
+}
+
+/* The holder for the REST API (handoff.h); peer only for a robot API client. */
+static void publish_ctl(struct daemon *d, const char *peer)
+{
+	struct ctl_news n = { .kind = d->ctl, .session = ctl_api(d), .since_ns = mono_ns() };
+
+	if (peer)
+		snprintf(n.peer, sizeof(n.peer), "%s", peer);
+	handoff_set_controller(&d->handoff, &n);
+}
+
 void core_claim(struct daemon *d, enum ctl_kind kind, void *who)
 {
 	enum ctl_kind old = d->ctl;
@@ -48,13 +69,17 @@ void core_claim(struct daemon *d, enum ctl_kind kind, void *who)
 		/* Clear first: the drop calls core_release(). */
 		d->ctl = CTL_NONE;
 		d->ctl_who = NULL;
-		if (old == CTL_API && d->api)
-			api_drop(d->api, old_who, why);
+		if (old == CTL_API)
+			/* The network thread closes it when it reads the news. */
+			d->lost_to_lola = (uint64_t)(uintptr_t)old_who;
 		else if (d->lola)
 			lola_drop(d->lola, old_who, why);
 	}
 	d->ctl = kind;
 	d->ctl_who = who;
+	/* A robot API client's claim publishes itself, with its address (core_commands). */
+	if (kind != CTL_API && (old != kind || old_who != who))
+		publish_ctl(d, NULL);
 }
 
 void core_release(struct daemon *d, void *who)
@@ -64,23 +89,38 @@ void core_release(struct daemon *d, void *who)
 	log_info("core: the controller is gone; the watchdog watches the silence");
 	d->ctl = CTL_NONE;
 	d->ctl_who = NULL;
+	publish_ctl(d, NULL);
 }
 
-static void send_event(struct daemon *d, int rc)
+/*
+ * Events are for the robot API controller: they collect in d->events and go
+ * to the network thread with the cycle's news. An event while no API client
+ * controls the body is nobody's: dropped, as before.
+ */
+static void send_event(struct daemon *d, size_t before, int rc)
 {
-	if (!rc && d->scratch.len && d->api)
-		api_send_controller(d->api, d->scratch.data, d->scratch.len);
-	d->scratch.len = 0;
+	if (rc || d->ctl != CTL_API)
+		d->events.len = before;
+}
+
+#define EVENT(d, call) do { \
+		size_t before_ = (d)->events.len; \
+		send_event((d), before_, (call)); \
+	} while (0)
+
+void core_heard_at(struct daemon *d, void *who, uint64_t now)
+{
+	if (!core_is_controller(d, who))
+		return;
+	if (watchdog_heard(&d->wd, now) == WD_RELEASED) {
+		log_info("watchdog: the controller is back: released");
+		EVENT(d, codec_event_watchdog(&d->events, false));
+	}
 }
 
 void core_heard(struct daemon *d, void *who)
 {
-	if (!core_is_controller(d, who))
-		return;
-	if (watchdog_heard(&d->wd, mono_ns()) == WD_RELEASED) {
-		log_info("watchdog: the controller is back: released");
-		send_event(d, codec_event_watchdog(&d->scratch, false));
-	}
+	core_heard_at(d, who, mono_ns());
 }
 
 void core_stop(struct daemon *d, const char *who)
@@ -95,6 +135,105 @@ void core_stop(struct daemon *d, const char *who)
 	/* The guard's UDP stop too, in case the body's path is stuck. */
 	if (d->guard_fd >= 0 && send(d->guard_fd, packet, sizeof(packet) - 1, MSG_DONTWAIT) < 0)
 		log_warn("stop: UDP stop to naoguard: %s", strerror(errno));
+}
+
+/* One robot API command, from the hand-over. */
+static void command(struct daemon *d, const struct body_cmd *c)
+{
+	void *who = core_api_who(c->session);
+
+	switch (c->kind) {
+	case BC_CLAIM:
+		if (!core_is_controller(d, who)) {
+			core_claim(d, CTL_API, who);
+			publish_ctl(d, c->peer);
+		}
+		break;
+	case BC_RELEASE:
+		core_release(d, who);
+		return;
+	default:
+		break;
+	}
+	/* A command from a client that lost the body meanwhile is dropped. */
+	if (!core_is_controller(d, who))
+		return;
+	core_heard_at(d, who, c->time_ns);
+	switch (c->kind) {
+	case BC_POWER:
+		motion_power(d->motion, c->power, mono_ns());
+		break;
+	case BC_MOTION:
+		motion_request(d->motion, &c->motion, mono_ns());
+		break;
+	case BC_LEDS:
+		leds_set(&d->leds, c->leds.all_back ? NULL : &c->leds.req);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The REST API's order, if one waits (rest_cmd.h). The LEDs go through
+ * leds_set(), as the robot API's do; while a controller holds the body the
+ * LEDs are its, and the order is refused rather than mixed in.
+ */
+/*
+ * POST /controller/release: the holder loses the role as if it had gone
+ * (its connection is closed, the reason logged); the watchdog then takes
+ * the body to its safe state as for any controller that goes. Nothing is
+ * commanded here.
+ */
+static void rest_release(struct daemon *d, const struct rest_cmd *c, uint64_t seq)
+{
+	enum ctl_kind old = d->ctl;
+	void *who = d->ctl_who;
+
+	if (old == CTL_NONE || (c->session && (old != CTL_API || ctl_api(d) != c->session))) {
+		rest_cmd_answer(&d->rest_box, seq, RC_NOBODY);
+		return;
+	}
+	/* Clear first: the LoLA drop calls core_release(). */
+	d->ctl = CTL_NONE;
+	d->ctl_who = NULL;
+	if (old == CTL_API)
+		handoff_release_api(&d->handoff, (uint64_t)(uintptr_t)who);
+	else if (d->lola)
+		lola_drop(d->lola, who, "released as the controller by the REST API");
+	log_warn("core: the REST API released %s from the controller role; the watchdog "
+		 "watches the silence", ctl_name[old]);
+	publish_ctl(d, NULL);
+	rest_cmd_answer(&d->rest_box, seq, RC_DONE);
+}
+
+static void rest_command(struct daemon *d)
+{
+	struct rest_cmd c;
+	uint64_t seq;
+
+	if (!rest_cmd_take(&d->rest_box, &c, &seq))
+		return;
+	if (c.kind == RCMD_RELEASE) {
+		rest_release(d, &c, seq);
+		return;
+	}
+	if (d->ctl != CTL_NONE) {
+		rest_cmd_answer(&d->rest_box, seq, RC_CONTROLLED);
+		return;
+	}
+	leds_set(&d->leds, c.all_back ? NULL : &c.leds);
+	rest_cmd_answer(&d->rest_box, seq, RC_DONE);
+}
+
+void core_commands(struct daemon *d)
+{
+	struct body_cmd c;
+
+	/* Bounded: the ring holds at most HANDOFF_CMDS. */
+	for (int i = 0; i < HANDOFF_CMDS && handoff_pop(&d->handoff, &c); i++)
+		command(d, &c);
+	rest_command(d);
 }
 
 const char *core_body_id(const struct daemon *d)
@@ -117,7 +256,7 @@ static void watchdog_step(struct daemon *d, uint64_t now)
 		 c == WD_STAND ? "0.5 s" : "3 s",
 		 c == WD_STAND ? "standing still" : "sitting down, then limp");
 	motion_watchdog(d->motion, c == WD_STAND ? 1 : 2, now);
-	send_event(d, codec_event_watchdog(&d->scratch, true));
+	EVENT(d, codec_event_watchdog(&d->events, true));
 }
 
 static void events_step(struct daemon *d, const struct body_frame *f)
@@ -126,14 +265,40 @@ static void events_step(struct daemon *d, const struct body_frame *f)
 
 	for (int i = 0; i < API_TOUCHES && changed; i++) {
 		if (changed & (1U << i))
-			send_event(d, codec_event_touch(&d->scratch, i, bits & (1U << i)));
+			EVENT(d, codec_event_touch(&d->events, i, bits & (1U << i)));
 	}
 	d->touch_bits = bits;
 	if (d->status.fall != d->fall_reported) {
 		log_info("core: fall state %s", fall_state_name[d->status.fall]);
 		d->fall_reported = d->status.fall;
-		send_event(d, codec_event_fall(&d->scratch, fall_state_name[d->status.fall]));
+		EVENT(d, codec_event_fall(&d->events, fall_state_name[d->status.fall]));
 	}
+}
+
+/*
+ * The one gate where stiffness is raised: a body whose calibration is not
+ * its own (BODY_F_UNCALIBRATED) stays limp, whoever asks, unless
+ * --allow-uncalibrated. Wrong zero offsets would move stiffened joints to
+ * positions nobody asked for.
+ */
+static const char uncalibrated_why[] =
+	"the body's calibration (its preference block) is not read; "
+	"'naoctl status' says why; --allow-uncalibrated overrides";
+
+static bool may_stiffen(struct daemon *d, const struct body_frame *f)
+{
+	bool ok = !(f->flags & BODY_F_UNCALIBRATED) || d->cfg->allow_uncalibrated;
+
+	if (!d->have_frame || ok != d->may_stiffen) {
+		if (!ok)
+			log_warn("core: no stiffness (Wake, LoLA) for now: %s", uncalibrated_why);
+		else if (d->have_frame)
+			log_info("core: the body's calibration is read: Wake and LoLA may stiffen it");
+		else if (f->flags & BODY_F_UNCALIBRATED)
+			log_warn("core: --allow-uncalibrated: stiffening a body without its calibration");
+	}
+	d->may_stiffen = ok;
+	return ok;
 }
 
 void core_cycle(struct daemon *d, const struct body_frame *f)
@@ -141,15 +306,17 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	uint64_t now = f->time_ns;
 	struct nb_actuators out = d->cmd;
 	float walk[3], stiff = 0.0f;
-	bool lola;
+	bool lola, stiffen;
 
+	stiffen = may_stiffen(d, f);
 	d->frame = *f;
 	d->have_frame = true;
-	if (d->api)
-		api_housekeeping(d->api, mono_ns());
+	core_commands(d);
 	/* Before deciding who drives: the watchdog may take over this cycle. */
 	watchdog_step(d, now);
-	lola = d->ctl == CTL_LOLA && d->wd.stage == 0;
+	/* Without the gate, the motion layer drives: limp. */
+	lola = d->ctl == CTL_LOLA && d->wd.stage == 0 && stiffen;
+	motion_hold_limp(d->motion, stiffen ? NULL : uncalibrated_why);
 
 	if (!lola && d->lola_driving)
 		motion_adopt(d->motion, &d->lola_cmd, now);
@@ -177,6 +344,8 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 		leds_compose(&d->leds, &ls, now, &out);
 		out.sonar[0] = out.sonar[1] = true;
 	}
+	if (!stiffen)
+		memset(out.stiffness, 0, sizeof(out.stiffness));
 	d->cmd = out;
 	d->body->ops->write(d->body, &out);
 	if (d->body->ops->walk)
@@ -185,6 +354,8 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	events_step(d, f);
 	if (d->lola)
 		lola_publish(d->lola, f);
-	if (d->api)
-		api_publish(d->api, f, &d->status);
+	handoff_publish(&d->handoff, f, &d->status, ctl_api(d), d->lost_to_lola, ctl_api(d),
+			d->events.data, (uint32_t)d->events.len);
+	d->events.len = 0;
+	d->lost_to_lola = 0;
 }

@@ -44,7 +44,7 @@ bool ratelimit_ok(struct ratelimit *rl)
 		rl->printed = 0;
 		rl->suppressed = 0;
 	}
-	if (rl->printed < RATELIMIT_BURST) {
+	if (rl->printed < (rl->burst ? rl->burst : RATELIMIT_BURST)) {
 		rl->printed++;
 		return true;
 	}

@@ -26,6 +26,7 @@ void nb_log(enum log_level level, const char *fmt, ...)
 #define RATELIMIT_WINDOW_NS	(10ULL * 1000000000ULL)
 
 struct ratelimit {
+	unsigned int burst;		/* lines per window; 0: RATELIMIT_BURST */
 	uint64_t window_start;
 	unsigned int printed;
 	unsigned int suppressed;

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * naobodyd: the LoLA-compatible socket (see lola.h); the messages
- * themselves are in lola_codec.c.
+ * themselves are in lola_codec.c. The body thread's, like the cycle that
+ * feeds it.
+ *
+ * Any number of clients (up to LOLA_MAX_CLIENTS) read the stream: each
+ * gets every packet through its own queue, whose one "latest" slot a newer
+ * packet replaces, so a slow reader misses packets and delays nobody. A
+ * client is a reader until it sends an actuator map; then it is the
+ * controller, and the previous controller (on either socket) goes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,14 +36,16 @@ struct lola_client {
 	uint8_t in[LOLA_IN_MAX];
 	struct ratelimit rl;
 	uint64_t id;
+	int slot;			/* in lola->clients */
 };
 
 struct lola {
 	struct daemon *d;
 	struct loop_watch listen_w;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct lola_client *client;	/* LoLA serves one */
+	struct lola_client *clients[LOLA_MAX_CLIENTS];
 	uint64_t next_id;
+	struct ratelimit rl_accept;
 	uint8_t packet[LOLA_PACKET];
 	bool pack_failed;
 };
@@ -56,8 +65,8 @@ static void client_close(struct lola_client *c, const char *why)
 	struct lola *l = c->lola;
 
 	log_info("lola: client %llu disconnected: %s", (unsigned long long)c->id, why);
-	if (l->client == c)
-		l->client = NULL;
+	if (l->clients[c->slot] == c)
+		l->clients[c->slot] = NULL;
 	core_release(l->d, c);
 	loop_del(&l->d->loop, &c->w);
 	close(c->w.fd);
@@ -108,7 +117,19 @@ static void client_input(struct lola_client *c)
 			client_close(c, "malformed MessagePack (msgpack-c refused it)");
 			return;
 		}
-		lola_apply(&u.data, &d->lola_cmd, err, sizeof(err));
+		if (!core_is_controller(d, c) && u.data.type == MSGPACK_OBJECT_MAP) {
+			/* Its first actuator map: it drives from now on. */
+			log_info("lola: client %llu sent an actuator map: it is the controller",
+				 (unsigned long long)c->id);
+			core_claim(d, CTL_LOLA, c);
+			/* It starts from what the body is doing now. */
+			d->lola_cmd = d->cmd;
+		}
+		/* A reader's anything else is not a command: nothing to apply. */
+		if (core_is_controller(d, c))
+			lola_apply(&u.data, &d->lola_cmd, err, sizeof(err));
+		else
+			snprintf(err, sizeof(err), "not an actuator map (a reader stays a reader)");
 		msgpack_unpacked_destroy(&u);
 		if (err[0] && ratelimit_ok(&c->rl))
 			log_warn("lola: client %llu: ignored: %s", (unsigned long long)c->id, err);
@@ -162,14 +183,19 @@ static void lola_accept(struct loop_watch *w, uint32_t events)
 	for (;;) {
 		int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct lola_client *c;
+		int slot;
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 				log_warn("lola: accept: %s", strerror(errno));
 			return;
 		}
-		c = calloc(1, sizeof(*c));
+		for (slot = 0; slot < LOLA_MAX_CLIENTS && l->clients[slot]; slot++)
+			;
+		c = slot < LOLA_MAX_CLIENTS ? calloc(1, sizeof(*c)) : NULL;
 		if (!c) {
+			if (ratelimit_ok(&l->rl_accept))
+				log_warn("lola: %d clients already: refusing one", LOLA_MAX_CLIENTS);
 			close(fd);
 			continue;
 		}
@@ -178,6 +204,7 @@ static void lola_accept(struct loop_watch *w, uint32_t events)
 		c->w.cb = client_event;
 		c->dead.free = client_free;
 		c->id = ++l->next_id;
+		c->slot = slot;
 		/* Room for a few packets; a newer one replaces one not yet sent. */
 		outq_init(&c->out, 4 * LOLA_PACKET, LOLA_PACKET);
 		if (loop_add(&d->loop, &c->w, EPOLLIN)) {
@@ -186,41 +213,45 @@ static void lola_accept(struct loop_watch *w, uint32_t events)
 			free(c);
 			continue;
 		}
-		if (l->client)
-			client_close(l->client, "replaced by a new LoLA client");
-		l->client = c;
-		log_info("lola: client %llu connected: it is the controller",
+		l->clients[slot] = c;
+		log_info("lola: client %llu connected: it reads until it sends an actuator map",
 			 (unsigned long long)c->id);
-		/* It starts from what the body is doing now. */
-		d->lola_cmd = d->cmd;
-		core_claim(d, CTL_LOLA, c);
-		core_heard(d, c);
 	}
 }
 
 void lola_drop(struct lola *l, void *who, const char *why)
 {
-	if (l->client && l->client == who)
-		client_close(l->client, why);
+	for (int i = 0; i < LOLA_MAX_CLIENTS; i++)
+		if (l->clients[i] && l->clients[i] == who)
+			client_close(l->clients[i], why);
 }
 
 void lola_publish(struct lola *l, const struct body_frame *f)
 {
-	struct lola_client *c = l->client;
+	bool packed = false;
 
-	if (!c)
-		return;
-	if (lola_pack(l->packet, &l->d->body->info, &f->s)) {
-		if (!l->pack_failed)
-			log_err("lola: the sensor map does not fit in %d bytes", LOLA_PACKET);
-		l->pack_failed = true;
-		return;
+	for (int i = 0; i < LOLA_MAX_CLIENTS; i++) {
+		struct lola_client *c = l->clients[i];
+
+		if (!c)
+			continue;
+		if (!packed) {
+			if (lola_pack(l->packet, &l->d->body->info, &f->s)) {
+				if (!l->pack_failed)
+					log_err("lola: the sensor map is not %d bytes: not sent",
+						LOLA_PACKET);
+				l->pack_failed = true;
+				return;
+			}
+			packed = true;
+		}
+		/* Each its own copy: a slow one drops packets, nobody waits. */
+		if (outq_set_latest(&c->out, l->packet, LOLA_PACKET)) {
+			client_close(c, "output queue full");
+			continue;
+		}
+		client_flush(c);
 	}
-	if (outq_set_latest(&c->out, l->packet, LOLA_PACKET)) {
-		client_close(c, "output queue full");
-		return;
-	}
-	client_flush(c);
 }
 
 /* A socket file left by a daemon that died: remove it; refuse a live one. */
@@ -296,8 +327,9 @@ void lola_destroy(struct lola *l)
 {
 	if (!l)
 		return;
-	if (l->client)
-		client_close(l->client, "naobodyd is stopping");
+	for (int i = 0; i < LOLA_MAX_CLIENTS; i++)
+		if (l->clients[i])
+			client_close(l->clients[i], "naobodyd is stopping");
 	loop_del(&l->d->loop, &l->listen_w);
 	close(l->listen_w.fd);
 	unlink(l->path);

@@ -3,10 +3,13 @@
  * naobodyd: LoLA's messages (see lola.h). Keys, types and orders:
  * shared/notes/nao-chest-board-and-lola.md, section 2.
  *
- * The sensor map is exactly 896 bytes when the id strings have LoLA's 20
- * characters: 13 keys, 136 float32 values, 25 positive fixint statuses.
- * Shorter ids leave zero padding at the end; clients read exactly 896
- * bytes per packet.
+ * The sensor map is always exactly 896 bytes, as real LoLA's is, with
+ * nothing after it: 13 keys (fixed strings), 136 float32 values (always
+ * 0xca and four bytes, whatever the value: NaN and infinities too), 25
+ * positive fixint statuses (clamped to 0..3), arrays of compile-time
+ * lengths, and RobotConfig's four strings at LoLA's lengths: ids of 20
+ * characters, versions of 5 (lola_string()). Nothing a sensor or an id
+ * holds can change the length.
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,12 +52,23 @@ static int floats(msgpack_packer *pk, const char *k, const float *v, size_t n)
 	return err;
 }
 
-/* LoLA's strings: 20-character ids, 5-character versions. */
-static int str_max(msgpack_packer *pk, const char *s, size_t max)
+/*
+ * LoLA's strings: 20-character ids, 5-character versions, always. A string
+ * of the right length goes as it is (unprintable bytes as '?'); an empty
+ * one (unknown) is the placeholder, of the same length; a shorter one is
+ * padded with '-', a longer one cut (Documentation/naobodyd.rst).
+ */
+static int lola_string(msgpack_packer *pk, const char *s, size_t len, const char *placeholder)
 {
-	size_t n = strnlen(s, max);
+	char out[BODY_ID_LEN + 1];
+	size_t n = strnlen(s, len);
 
-	return msgpack_pack_str(pk, n) | msgpack_pack_str_body(pk, s, n);
+	if (!n)
+		s = placeholder;
+	sanitize(out, len + 1, s, strnlen(s, len));
+	n = strlen(out);
+	memset(out + n, '-', len - n);
+	return msgpack_pack_str(pk, len) | msgpack_pack_str_body(pk, out, len);
 }
 
 int lola_pack(uint8_t *out, const struct body_info *info, const struct nb_sensors *s)
@@ -67,10 +81,10 @@ int lola_pack(uint8_t *out, const struct body_info *info, const struct nb_sensor
 	err |= msgpack_pack_map(&pk, 13);
 	err |= key(&pk, "RobotConfig");
 	err |= msgpack_pack_array(&pk, 4);
-	err |= str_max(&pk, info->body_id, BODY_ID_LEN);
-	err |= str_max(&pk, info->body_version, 5);
-	err |= str_max(&pk, info->head_id, BODY_ID_LEN);
-	err |= str_max(&pk, info->head_version, 5);
+	err |= lola_string(&pk, info->body_id, BODY_ID_LEN, LOLA_UNKNOWN_BODY_ID);
+	err |= lola_string(&pk, info->body_version, LOLA_VERSION_LEN, LOLA_UNKNOWN_VERSION);
+	err |= lola_string(&pk, info->head_id, BODY_ID_LEN, LOLA_UNKNOWN_HEAD_ID);
+	err |= lola_string(&pk, info->head_version, LOLA_VERSION_LEN, LOLA_UNKNOWN_VERSION);
 	err |= floats(&pk, "Accelerometer", s->accelerometer, 3);
 	err |= floats(&pk, "Angles", s->angles, 2);
 	err |= floats(&pk, "Battery", s->battery, 4);
@@ -90,9 +104,9 @@ int lola_pack(uint8_t *out, const struct body_info *info, const struct nb_sensor
 		/* 0..3: one positive fixint byte each, as LoLA sends them */
 		err |= msgpack_pack_int32(&pk, st < 0 ? 0 : st > 3 ? 3 : st);
 	}
-	if (err)
+	/* Exactly LoLA's length, or nothing is sent. */
+	if (err || f.len != LOLA_PACKET)
 		return -1;
-	memset(out + f.len, 0, LOLA_PACKET - f.len);
 	return 0;
 }
 

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,19 +19,28 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 
 #include "api.h"
 #include "clock.h"
+#include "head_bus.h"
 #include "log.h"
 #include "lola.h"
 #include "naobodyd.h"
+#include "rest.h"
+#include "rest_serial.h"
 
-static volatile sig_atomic_t quit, signals;
+/* quit: the network thread's loop; body_quit: the body thread's. */
+static volatile sig_atomic_t quit, body_quit, signals;
+static atomic_bool body_done;
 
 static void on_signal(int sig)
 {
 	signals++;
 }
+
+/* The body thread's stack: its deepest path (motion, msgpack-c) needs far less. */
+#define BODY_STACK	(256 * 1024)
 
 /* How long a stop may take to sit the robot down before going. */
 #define SHUTDOWN_NS	(5000ULL * 1000000ULL)
@@ -43,21 +54,65 @@ static void usage(FILE *f)
 "\n"
 "Body:\n"
 "  -d, --device PATH        the body's device (default " DEVICE_DEFAULT_PATH ")\n"
-"  -s, --sim                use the simulated body (also used when there is no\n"
-"                           device)\n"
+"  -s, --sim                use the simulated body (without it, a missing device\n"
+"                           is an error)\n"
 "      --sim-control PATH   the simulator's control socket (commands: touch,\n"
 "                           push, battery, charger, sonar, temperature, rearm,\n"
-"                           status)\n"
+"                           status, leds, cycle)\n"
 "      --sim-script FILE    simulator commands, one \"SECONDS COMMAND\" a line\n"
 "      --sim-battery CHARGE the simulated battery's charge at start, 0..1\n"
 "                           (default 0.9)\n"
+"      --sim-uncalibrated SECONDS\n"
+"                           the simulated body has no calibration for this\n"
+"                           long after the start (a test; default 0)\n"
+"      --allow-uncalibrated stiffen the body even while its calibration (the\n"
+"                           preference block) is not read: only for a body\n"
+"                           whose block is known to be broken\n"
 "      --body-id ID         the body id Hello and LoLA report (20 characters)\n"
 "      --head-id ID         the head id Hello and LoLA report (20 characters)\n"
+"      --head-id-file FILE  where the head keeps its id (default on the real\n"
+"                           body " HEAD_ID_DEFAULT_PATH ";\n"
+"                           the simulated body has none)\n"
+"      --head-bus PATH      the head's I2C bus, an i2c-dev file: touch pads,\n"
+"                           power monitor, face temperature (default on the\n"
+"                           real body " HEAD_BUS_DEFAULT_PATH "; the simulated\n"
+"                           body has none)\n"
+"      --no-head-bus        read no head bus\n"
 "\n"
 "Robot API:\n"
 "  -p, --port PORT          TCP port (default %u; 0 picks a free one)\n"
 "  -b, --bind ADDRESS       listen on ADDRESS only (default: every interface)\n"
-"      --echo-cancellation  tell clients the robot removes its own voice\n"
+"      --echo-cancellation  tell clients the robot removes its own voice (the\n"
+"                           microphones then stay open while it speaks)\n"
+"\n"
+"Audio (ALSA; with --sim only the devices named here):\n"
+"      --speaker PCM        the speaker (default " HEAD_AUDIO_DEFAULT_SPEAKER ")\n"
+"      --microphones PCM    the microphones (default " HEAD_AUDIO_DEFAULT_MICS ")\n"
+"      --mixer CARD         the speaker's mixer (default " HEAD_AUDIO_DEFAULT_MIXER ")\n"
+"      --mixer-control NAME its playback volume control (default " HEAD_AUDIO_DEFAULT_CONTROL ")\n"
+"      --no-audio           no speaker, microphones or mixer\n"
+"\n"
+"Cameras (V4L2; opened while a client subscribes to them):\n"
+"      --camera-top PATH    the top camera (default " CAMERA_DEFAULT_TOP ");\n"
+"                           \"\" for none\n"
+"      --camera-bottom PATH the bottom camera (default " CAMERA_DEFAULT_BOTTOM ")\n"
+"      --camera-size WxH    the size asked of both (default 640x480)\n"
+"      --camera-fps N       the frame rate asked of both, 1..120 (default 30)\n"
+"      --camera-quality N   JPEG quality of compressed YUYV, 1..100 (default 80)\n"
+"\n"
+"REST API (maintenance; see naobodyd(8)):\n"
+"      --rest-port PORT     TCP port (default %u; 0 picks a free one)\n"
+"      --rest-bind ADDRESS  listen on ADDRESS only (default: every interface);\n"
+"                           it answers loopback and the local subnets only\n"
+"      --no-rest            no REST API\n"
+"      --state-dir DIR      where the REST token lives (default\n"
+"                           " REST_DEFAULT_STATE_DIR ")\n"
+"      --www DIR            the status page's files, served at / (default\n"
+"                           " NAOBODYD_WWW_DIR ")\n"
+"      --no-www             no status page\n"
+"      --serial KIND:PATH   a serial body for the REST API: cm5:PATH or\n"
+"                           parol6:PATH (up to 8; serdev nodes and udev-named\n"
+"                           ports are found without it)\n"
 "\n"
 "LoLA:\n"
 "  -l, --lola PATH          the LoLA socket (default " LOLA_DEFAULT_PATH ")\n"
@@ -75,7 +130,7 @@ static void usage(FILE *f)
 "  -q, --quiet              log warnings and errors only\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n",
-		API_DEFAULT_PORT, GUARD_DEFAULT_PORT);
+		API_DEFAULT_PORT, REST_DEFAULT_PORT, GUARD_DEFAULT_PORT);
 }
 
 static int bad(const char *opt, const char *want, const char *got)
@@ -99,8 +154,13 @@ static bool parse_port(const char *s, uint16_t *port)
 }
 
 enum {
-	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_BATTERY, OPT_BODY_ID, OPT_HEAD_ID,
+	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_BATTERY, OPT_SIM_UNCALIBRATED,
+	OPT_ALLOW_UNCALIBRATED, OPT_BODY_ID, OPT_HEAD_ID, OPT_HEAD_ID_FILE, OPT_HEAD_BUS,
+	OPT_NO_HEAD_BUS,
 	OPT_ECHO, OPT_LOLA_MODE, OPT_NO_LOLA, OPT_NO_GUARD,
+	OPT_REST_PORT, OPT_REST_BIND, OPT_NO_REST, OPT_STATE_DIR, OPT_WWW, OPT_NO_WWW, OPT_SERIAL,
+	OPT_CAMERA_TOP, OPT_CAMERA_BOTTOM, OPT_CAMERA_SIZE, OPT_CAMERA_FPS, OPT_CAMERA_QUALITY,
+	OPT_SPEAKER, OPT_MICS, OPT_MIXER, OPT_MIXER_CONTROL, OPT_NO_AUDIO,
 };
 
 static const struct option options[] = {
@@ -109,16 +169,38 @@ static const struct option options[] = {
 	{ "sim-control", required_argument, NULL, OPT_SIM_CONTROL },
 	{ "sim-script", required_argument, NULL, OPT_SIM_SCRIPT },
 	{ "sim-battery", required_argument, NULL, OPT_SIM_BATTERY },
+	{ "sim-uncalibrated", required_argument, NULL, OPT_SIM_UNCALIBRATED },
+	{ "allow-uncalibrated", no_argument, NULL, OPT_ALLOW_UNCALIBRATED },
 	{ "body-id", required_argument, NULL, OPT_BODY_ID },
 	{ "head-id", required_argument, NULL, OPT_HEAD_ID },
+	{ "head-id-file", required_argument, NULL, OPT_HEAD_ID_FILE },
+	{ "head-bus", required_argument, NULL, OPT_HEAD_BUS },
+	{ "no-head-bus", no_argument, NULL, OPT_NO_HEAD_BUS },
 	{ "port", required_argument, NULL, 'p' },
 	{ "bind", required_argument, NULL, 'b' },
 	{ "echo-cancellation", no_argument, NULL, OPT_ECHO },
+	{ "camera-top", required_argument, NULL, OPT_CAMERA_TOP },
+	{ "camera-bottom", required_argument, NULL, OPT_CAMERA_BOTTOM },
+	{ "camera-size", required_argument, NULL, OPT_CAMERA_SIZE },
+	{ "camera-fps", required_argument, NULL, OPT_CAMERA_FPS },
+	{ "camera-quality", required_argument, NULL, OPT_CAMERA_QUALITY },
+	{ "speaker", required_argument, NULL, OPT_SPEAKER },
+	{ "microphones", required_argument, NULL, OPT_MICS },
+	{ "mixer", required_argument, NULL, OPT_MIXER },
+	{ "mixer-control", required_argument, NULL, OPT_MIXER_CONTROL },
+	{ "no-audio", no_argument, NULL, OPT_NO_AUDIO },
 	{ "lola", required_argument, NULL, 'l' },
 	{ "lola-mode", required_argument, NULL, OPT_LOLA_MODE },
 	{ "no-lola", no_argument, NULL, OPT_NO_LOLA },
 	{ "guard", required_argument, NULL, 'g' },
 	{ "no-guard", no_argument, NULL, OPT_NO_GUARD },
+	{ "rest-port", required_argument, NULL, OPT_REST_PORT },
+	{ "rest-bind", required_argument, NULL, OPT_REST_BIND },
+	{ "no-rest", no_argument, NULL, OPT_NO_REST },
+	{ "www", required_argument, NULL, OPT_WWW },
+	{ "no-www", no_argument, NULL, OPT_NO_WWW },
+	{ "serial", required_argument, NULL, OPT_SERIAL },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "priority", required_argument, NULL, 'r' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -130,6 +212,10 @@ static const struct option options[] = {
 /* Returns -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv, struct config *cfg, char *guard, size_t n)
 {
+	bool head_bus_given = false, head_id_file_given = false;
+	struct head_audio_config *au = &cfg->audio;
+	const char *speaker = NULL, *mics = NULL, *mixer = NULL;
+	bool no_audio = false;
 	int c;
 
 	cfg->port = API_DEFAULT_PORT;
@@ -138,8 +224,18 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	cfg->device = DEVICE_DEFAULT_PATH;
 	cfg->sim_battery = 0.9f;
 	cfg->guard_port = GUARD_DEFAULT_PORT;
+	cfg->rest = true;
+	cfg->rest_port = REST_DEFAULT_PORT;
+	cfg->state_dir = REST_DEFAULT_STATE_DIR;
+	cfg->www_dir = NAOBODYD_WWW_DIR;
 	snprintf(guard, n, "127.0.0.1");
 	cfg->guard_host = guard;
+	cfg->cameras.path[0] = CAMERA_DEFAULT_TOP;
+	cfg->cameras.path[1] = CAMERA_DEFAULT_BOTTOM;
+	cfg->cameras.width = CAMERA_DEFAULT_WIDTH;
+	cfg->cameras.height = CAMERA_DEFAULT_HEIGHT;
+	cfg->cameras.fps = CAMERA_DEFAULT_FPS;
+	cfg->cameras.quality = 80;
 
 	while ((c = getopt_long(argc, argv, "d:sp:b:l:g:r:vqhV", options, NULL)) != -1) {
 		char *end;
@@ -162,6 +258,15 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 			if (end == optarg || *end || !(cfg->sim_battery >= 0.0f && cfg->sim_battery <= 1.0f))
 				return bad("--sim-battery", "a charge from 0 to 1", optarg);
 			break;
+		case OPT_SIM_UNCALIBRATED:
+			cfg->sim_uncalibrated = strtof(optarg, &end);
+			if (end == optarg || *end ||
+			    !(cfg->sim_uncalibrated >= 0.0f && cfg->sim_uncalibrated <= 1e6f))
+				return bad("--sim-uncalibrated", "seconds, 0 to 1000000", optarg);
+			break;
+		case OPT_ALLOW_UNCALIBRATED:
+			cfg->allow_uncalibrated = true;
+			break;
 		case OPT_BODY_ID:
 		case OPT_HEAD_ID:
 			if (!*optarg || strlen(optarg) > BODY_ID_LEN)
@@ -176,8 +281,68 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 		case 'b':
 			cfg->bind = optarg;
 			break;
+		case OPT_HEAD_ID_FILE:
+			cfg->head_id_file = optarg;
+			head_id_file_given = true;
+			break;
+		case OPT_HEAD_BUS:
+		case OPT_NO_HEAD_BUS:
+			cfg->head_bus = c == OPT_HEAD_BUS ? optarg : NULL;
+			head_bus_given = true;
+			break;
 		case OPT_ECHO:
 			cfg->echo_cancellation = true;
+			break;
+		case OPT_CAMERA_TOP:
+		case OPT_CAMERA_BOTTOM:
+			cfg->cameras.path[c == OPT_CAMERA_TOP ? 0 : 1] = *optarg ? optarg : NULL;
+			break;
+		case OPT_CAMERA_SIZE: {
+			unsigned long w = strtoul(optarg, &end, 10), h = 0;
+
+			if (end != optarg && *end == 'x')
+				h = strtoul(end + 1, &end, 10);
+			if (*end || *optarg == '-' || w < 2 || w > 4096 || w % 2 || h < 1 || h > 4096)
+				return bad("--camera-size", "WIDTHxHEIGHT, an even width, up to 4096x4096",
+					   optarg);
+			cfg->cameras.width = (uint32_t)w;
+			cfg->cameras.height = (uint32_t)h;
+			break;
+		}
+		case OPT_CAMERA_FPS:
+		case OPT_CAMERA_QUALITY: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			bool fps = c == OPT_CAMERA_FPS;
+
+			if (end == optarg || *end || *optarg == '-' || v < 1 || v > (fps ? 120 : 100))
+				return bad(fps ? "--camera-fps" : "--camera-quality",
+					   fps ? "frames per second, 1..120" : "1..100", optarg);
+			if (fps)
+				cfg->cameras.fps = (uint32_t)v;
+			else
+				cfg->cameras.quality = (int)v;
+			break;
+		}
+		case OPT_SPEAKER:
+		case OPT_MICS:
+		case OPT_MIXER:
+		case OPT_MIXER_CONTROL:
+			if (!*optarg)
+				return bad(c == OPT_MIXER_CONTROL ? "--mixer-control" :
+					   c == OPT_MIXER ? "--mixer" :
+					   c == OPT_MICS ? "--microphones" : "--speaker",
+					   "an ALSA name", optarg);
+			if (c == OPT_SPEAKER)
+				speaker = optarg;
+			else if (c == OPT_MICS)
+				mics = optarg;
+			else if (c == OPT_MIXER)
+				mixer = optarg;
+			else
+				au->control = optarg;
+			break;
+		case OPT_NO_AUDIO:
+			no_audio = true;
 			break;
 		case 'l':
 			if (!*optarg)
@@ -212,6 +377,36 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 		case OPT_NO_GUARD:
 			cfg->guard_host = NULL;
 			break;
+		case OPT_REST_PORT:
+			if (!parse_port(optarg, &cfg->rest_port))
+				return bad("--rest-port", "a port number, 0..65535", optarg);
+			break;
+		case OPT_REST_BIND:
+			cfg->rest_bind = optarg;
+			break;
+		case OPT_NO_REST:
+			cfg->rest = false;
+			break;
+		case OPT_STATE_DIR:
+			if (!*optarg)
+				return bad("--state-dir", "a directory", optarg);
+			cfg->state_dir = optarg;
+			break;
+		case OPT_WWW:
+			if (!*optarg)
+				return bad("--www", "a directory", optarg);
+			cfg->www_dir = optarg;
+			break;
+		case OPT_NO_WWW:
+			cfg->www_dir = NULL;
+			break;
+		case OPT_SERIAL:
+			if (!rest_serial_arg_ok(optarg))
+				return bad("--serial", "cm5:PATH or parol6:PATH", optarg);
+			if (cfg->n_serial == sizeof(cfg->serial) / sizeof(cfg->serial[0]))
+				return bad("--serial", "at most 8 of them", optarg);
+			cfg->serial[cfg->n_serial++] = optarg;
+			break;
 		case 'r': {
 			unsigned long p = strtoul(optarg, &end, 10);
 
@@ -244,6 +439,26 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	}
 	if (!cfg->sim && (cfg->sim_control || cfg->sim_script))
 		cfg->sim = true;	/* simulator options imply the simulator */
+	/* The head's defaults are HULKs-OS's, on the real body only. */
+	if (!head_bus_given && !cfg->sim)
+		cfg->head_bus = HEAD_BUS_DEFAULT_PATH;
+	if (!head_id_file_given && !cfg->sim)
+		cfg->head_id_file = HEAD_ID_DEFAULT_PATH;
+	/*
+	 * The real body's head has them all; the simulated body none (the
+	 * spec: simulated, no microphones or speakers) but the ones named.
+	 */
+	if (!no_audio) {
+		au->speaker = speaker ? speaker : cfg->sim ? NULL : HEAD_AUDIO_DEFAULT_SPEAKER;
+		au->mics = mics ? mics : cfg->sim ? NULL : HEAD_AUDIO_DEFAULT_MICS;
+		au->mixer = mixer ? mixer : cfg->sim ? NULL : HEAD_AUDIO_DEFAULT_MIXER;
+	}
+	if (!au->control)
+		au->control = HEAD_AUDIO_DEFAULT_CONTROL;
+	au->speaker_rate = au->mic_rate = HEAD_AUDIO_DEFAULT_DEV_RATE;
+	au->speaker_channels = HEAD_AUDIO_DEFAULT_SPK_CHANNELS;
+	au->mic_channels = HEAD_AUDIO_DEFAULT_MIC_CHANNELS;
+	au->echo_cancellation = cfg->echo_cancellation;
 	return -1;
 }
 
@@ -282,21 +497,24 @@ static int guard_connect(const struct config *cfg)
 static void body_ready(struct loop_watch *w, uint32_t events)
 {
 	struct daemon *d = container_of(w, struct daemon, body_watch);
-	struct body_frame f;
+	struct body_frame f = { 0 };	/* a backend need not fill f.head */
 	int rc = d->body->ops->read(d->body, &f);
 
 	if (rc > 0) {
+		if (d->head)
+			head_bus_apply(d->head, &f);
 		core_cycle(d, &f);
 	} else if (rc < 0) {
 		log_err("body: %s: stopping", strerror(-rc));
-		quit = 1;
+		body_quit = 1;
 	}
 }
 
 /*
  * SIGTERM or SIGINT: a stiff robot first sits down and goes limp (at most
  * SHUTDOWN_NS), as the watchdog would; the clients are let go at once, so
- * nothing wakes it again. A second signal stops at once.
+ * nothing wakes it again. A second signal stops at once. The body thread's
+ * part: the LoLA clients and the body.
  */
 static void shutdown_step(struct daemon *d)
 {
@@ -306,7 +524,7 @@ static void shutdown_step(struct daemon *d)
 	if (!signals)
 		return;
 	if (signals > 1) {
-		quit = 1;
+		body_quit = 1;
 		return;
 	}
 	if (!deadline) {
@@ -314,8 +532,9 @@ static void shutdown_step(struct daemon *d)
 		log_info("stopping: letting the clients go");
 		lola_destroy(d->lola);
 		d->lola = NULL;
-		api_destroy(d->api);
-		d->api = NULL;
+		/* The robot API's clients are the network thread's: gone too. */
+		if (d->ctl == CTL_API)
+			core_release(d, d->ctl_who);
 		if (d->status.primary != PRIMARY_UNSTIFF) {
 			log_info("stopping: sitting down and going limp first (signal again to stop at once)");
 			/* A LoLA client's last command is adopted by the next cycle. */
@@ -325,49 +544,110 @@ static void shutdown_step(struct daemon *d)
 	}
 	/* Not when State says Unstiff: the last few per cent of the ramp too. */
 	if (motion_limp(d->motion)) {
-		quit = 1;
+		body_quit = 1;
 	} else if (now > deadline) {
 		log_warn("stopping: still not limp after %llu s; stopping anyway",
 			 SHUTDOWN_NS / 1000000000ULL);
-		quit = 1;
+		body_quit = 1;
 	}
 }
 
-static void housekeeping(void *ctx)
+static void body_housekeeping(void *ctx)
+{
+	shutdown_step(ctx);
+}
+
+static void net_housekeeping(void *ctx)
 {
 	struct daemon *d = ctx;
 
+	if (signals && d->api) {
+		api_destroy(d->api);
+		d->api = NULL;
+	}
 	if (d->api)
 		api_housekeeping(d->api, mono_ns());
-	shutdown_step(d);
+	if (atomic_load(&body_done))
+		quit = 1;
 }
 
-/* SCHED_FIFO and locked memory when asked; a failure is logged, not fatal. */
-static void realtime(int prio)
+/* Locked memory when asked, for both threads; a failure is logged, not fatal. */
+/*
+ * systemd's CPUSchedulingPolicy= (naobodyd.service) starts the whole process
+ * real-time, and the main thread is the network thread: it would serve every
+ * peer at the body thread's priority. The body thread alone is real-time, so
+ * this thread drops to normal scheduling (always allowed) before any other
+ * exists; without --priority the body thread takes the priority the process
+ * was started with.
+ */
+static void leave_real_time(struct config *cfg)
 {
-	struct sched_param sp = { .sched_priority = prio };
+	struct sched_param sp = { 0 };
+	int policy, err;
 
-	if (!prio)
+	if (pthread_getschedparam(pthread_self(), &policy, &sp) ||
+	    (policy != SCHED_FIFO && policy != SCHED_RR))
 		return;
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
-		log_warn("cannot lock memory (%s): running unlocked", strerror(errno));
-	if (sched_setscheduler(0, SCHED_FIFO, &sp))
-		log_warn("cannot get SCHED_FIFO priority %d (%s): running at normal priority",
-			 prio, strerror(errno));
+	if (!cfg->priority)
+		cfg->priority = sp.sched_priority;
+	sp.sched_priority = 0;
+	err = pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	if (err)
+		log_warn("started real-time and cannot leave it (%s): the network side runs real-time",
+			 strerror(err));
 	else
-		log_info("SCHED_FIFO priority %d", prio);
+		log_info("started real-time: the network side at normal priority, SCHED_FIFO %d for the body thread alone",
+			 cfg->priority);
+}
+
+static void lock_memory(int prio)
+{
+	if (prio && mlockall(MCL_CURRENT | MCL_FUTURE))
+		log_warn("cannot lock memory (%s): running unlocked", strerror(errno));
+}
+
+/*
+ * The body thread: SCHED_FIFO at --priority, the body's cycle, LoLA. It
+ * takes no signals (the network thread does) and never waits on the network
+ * side: see handoff.h.
+ */
+static void *body_thread(void *arg)
+{
+	struct daemon *d = arg;
+	struct sched_param sp = { .sched_priority = d->cfg->priority };
+	sigset_t all;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "naobodyd-body");
+	if (sp.sched_priority) {
+		err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		if (err)
+			log_warn("cannot get SCHED_FIFO priority %d (%s): running at normal priority",
+				 sp.sched_priority, strerror(err));
+		else
+			log_info("SCHED_FIFO priority %d (the body thread)", sp.sched_priority);
+	}
+	if (loop_run(&d->loop, &body_quit))
+		log_err("body thread: its loop failed");
+	atomic_store(&body_done, true);
+	return NULL;
 }
 
 static struct body *open_body(const struct config *cfg, struct loop *loop)
 {
 	struct stat st;
 
-	if (!cfg->sim) {
-		if (!stat(cfg->device, &st))
-			return body_real_create(cfg);
-		log_info("no %s: using the simulated body", cfg->device);
+	if (cfg->sim)
+		return body_sim_create(cfg, loop);
+	/* Never the simulated body by surprise: LoLA clients cannot tell. */
+	if (stat(cfg->device, &st)) {
+		log_err("%s: %s: no body to serve (is naobody.ko loaded and the chest board "
+			"up?); --sim serves the simulated body", cfg->device, strerror(errno));
+		return NULL;
 	}
-	return body_sim_create(cfg, loop);
+	return body_real_create(cfg);
 }
 
 int main(int argc, char **argv)
@@ -376,7 +656,10 @@ int main(int argc, char **argv)
 	struct config cfg = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char guard[256];
-	int rc = parse_options(argc, argv, &cfg, guard, sizeof(guard));
+	pthread_t body_tid;
+	struct rest *rest = NULL;
+	pthread_attr_t attr;
+	int err, rc = parse_options(argc, argv, &cfg, guard, sizeof(guard));
 
 	if (rc >= 0)
 		return rc;
@@ -386,20 +669,31 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	buf_init(&d.scratch, 4096);
+	buf_init(&d.events, HANDOFF_EVENTS);
 	watchdog_init(&d.wd);
 	leds_init(&d.leds);
+	rest_mailbox_init(&d.rest_box);
 
-	if (loop_init(&d.loop)) {
+	if (loop_init(&d.loop) || loop_init(&d.net_loop)) {
 		log_err("epoll: %s", strerror(errno));
 		return 1;
 	}
-	realtime(cfg.priority);
-	d.loop.housekeeping = housekeeping;
+	if (handoff_init(&d.handoff)) {
+		log_err("eventfd: %s", strerror(errno));
+		goto err_loop;
+	}
+	leave_real_time(&cfg);
+	lock_memory(cfg.priority);
+	d.loop.housekeeping = body_housekeeping;
 	d.loop.ctx = &d;
+	d.net_loop.housekeeping = net_housekeeping;
+	d.net_loop.ctx = &d;
 	d.body = open_body(&cfg, &d.loop);
 	if (!d.body)
-		goto err_loop;
+		goto err_handoff;
+	/* Its thread's readings come with the body's next state (body_ready()). */
+	if (cfg.head_bus)
+		d.head = head_bus_start(cfg.head_bus);
 	d.motion = motion_create(&d.body->info);
 	if (!d.motion)
 		goto err_body;
@@ -409,9 +703,6 @@ int main(int argc, char **argv)
 		if (!d.lola)
 			goto err_motion;
 	}
-	d.api = api_create(&d);
-	if (!d.api)
-		goto err_lola;
 	d.guard_fd = guard_connect(&cfg);
 	d.body_watch.fd = d.body->ops->fd(d.body);
 	d.body_watch.cb = body_ready;
@@ -423,23 +714,70 @@ int main(int argc, char **argv)
 		 NAOBODYD_VERSION, d.body->ops->name, d.body->info.body_id,
 		 d.body->info.head_id, WATCHDOG_STAND_NS / 1000000ULL,
 		 WATCHDOG_SIT_NS / 1000000ULL);
-
-	rc = loop_run(&d.loop, &quit) ? 1 : 0;
+	/* A small stack: with --priority every page of it is locked in. */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, BODY_STACK);
+	err = pthread_create(&body_tid, &attr, body_thread, &d);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		log_err("cannot start the body thread: %s", strerror(err));
+		goto err_watch;
+	}
+	/* Before the robot API, whose network thread takes its microphone chunks. */
+	if (cfg.audio.speaker || cfg.audio.mics || cfg.audio.mixer) {
+		/* NULL only without memory or threads: the body is served without audio. */
+		d.audio = head_audio_create(&cfg.audio);
+	} else {
+		log_info("audio: none (%s)", cfg.sim ? "the simulated body has no microphones or speaker" :
+			 "--no-audio");
+	}
+	/* Before the API: a Subscribe may name them from its first message. */
+	d.cameras = head_cameras_create(&cfg.cameras);
+	if (d.cameras)
+		d.api = api_create(&d);
+	/* Its own threads (rest.h); without it when asked, else it must start. */
+	if (d.api && cfg.rest) {
+		rest = rest_create(&d);
+		if (!rest) {
+			api_destroy(d.api);
+			d.api = NULL;
+		}
+	}
+	if (d.api) {
+		sd_notify(0, "READY=1");	/* naobodyd.service is Type=notify */
+		rc = loop_run(&d.net_loop, &quit) ? 1 : 0;
+		sd_notify(0, "STOPPING=1");
+	}
 	log_info("stopping");
+	/* The body thread goes first (it sits the robot down on a signal). */
+	if (!signals)
+		signals = 2;
+	body_quit = body_quit || !d.api;
+	pthread_join(body_tid, NULL);
+	api_destroy(d.api);
+	d.api = NULL;
+	/* After the body thread, before the body: a POST /stop may call it until here. */
+	rest_destroy(rest);
+	head_cameras_destroy(d.cameras);
+	head_audio_destroy(d.audio);
 
+err_watch:
 	loop_del(&d.loop, &d.body_watch);
 err_guard:
 	if (d.guard_fd >= 0)
 		close(d.guard_fd);
-	api_destroy(d.api);
-err_lola:
 	lola_destroy(d.lola);
 err_motion:
 	motion_destroy(d.motion);
 err_body:
+	head_bus_stop(d.head);
 	d.body->ops->destroy(d.body);
+err_handoff:
+	handoff_uninit(&d.handoff);
 err_loop:
+	rest_mailbox_uninit(&d.rest_box);
+	loop_uninit(&d.net_loop);
 	loop_uninit(&d.loop);
-	buf_free(&d.scratch);
+	buf_free(&d.events);
 	return rc;
 }

@@ -113,6 +113,7 @@ struct motion {
 	float hold[NJ];			/* POSE_CURRENT */
 	bool power_on;			/* the client wants it stiff */
 	bool stopped;
+	const char *limp_why;		/* motion_hold_limp() */
 	struct motion_req req;
 	bool req_from_client;		/* else the daemon chose it */
 	bool getup_front;
@@ -172,6 +173,11 @@ void motion_watchdog(struct motion *m, int stage, uint64_t now)
 {
 	if (stage > m->pend_watchdog)
 		m->pend_watchdog = stage;
+}
+
+void motion_hold_limp(struct motion *m, const char *why)
+{
+	m->limp_why = why;
 }
 
 void motion_adopt(struct motion *m, const struct nb_actuators *cmd, uint64_t now)
@@ -546,6 +552,15 @@ void motion_update(struct motion *m, const struct body_frame *f,
 	} else if (m->stopped) {
 		log_info("motion: the death switch was released; the robot stays limp until Wake");
 		m->stopped = false;
+	}
+	if (m->limp_why) {
+		if (m->pend_power && m->power_req == POWER_WAKE)
+			log_warn("motion: Wake refused: %s", m->limp_why);
+		m->power_on = false;
+		m->pend_power = false;
+		m->pend_adopt = false;
+		if (m->phase != PH_LIMP)
+			set_phase(m, PH_LIMP);
 	}
 
 	if (m->pend_adopt) {

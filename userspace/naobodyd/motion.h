@@ -69,6 +69,12 @@ void motion_power(struct motion *m, enum power_req req, uint64_t now);
 void motion_request(struct motion *m, const struct motion_req *req, uint64_t now);
 /* The watchdog's stages: 1 stand still, 2 sit down (then limp). */
 void motion_watchdog(struct motion *m, int stage, uint64_t now);
+/*
+ * Hold the body limp while why is not NULL (the reason, for the log): Wake
+ * is refused, a stiff body goes limp at once. Called every cycle, before
+ * motion_update().
+ */
+void motion_hold_limp(struct motion *m, const char *why);
 /* Take over from a command the daemon did not compute (a LoLA client's). */
 void motion_adopt(struct motion *m, const struct nb_actuators *cmd, uint64_t now);
 

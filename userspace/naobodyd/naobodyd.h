@@ -3,9 +3,17 @@
  * naobodyd: the daemon's shared state and its core (core.c): the one
  * controller, the cycle, the death switch.
  *
- * One thread. The body's fd drives the cycle: each new body state runs the
- * watchdog, the motion layer and the LEDs, writes the actuators, and sends
- * the LoLA packet and the State. Sockets never block the cycle.
+ * Two threads (Documentation/naobodyd.rst, "Threads"):
+ *   - the body thread (SCHED_FIFO with --priority) owns the body, the
+ *     controller, the watchdog, the motion layer, the LEDs and the LoLA
+ *     socket, on its own loop (d->loop). The body's fd drives the cycle:
+ *     each new body state drains the robot API's commands, runs the
+ *     watchdog, the motion layer and the LEDs, writes the actuators, sends
+ *     the LoLA packets and hands the state to the network thread;
+ *   - the network thread (normal priority) owns the robot API's sockets
+ *     (d->net_loop): framing, decoding, sessions, State and events out.
+ * They share only d->handoff (handoff.h) and what is set before the body
+ * thread starts and never changes (cfg, body->info).
  */
 #ifndef NAOBODYD_H
 #define NAOBODYD_H
@@ -18,10 +26,14 @@
 #include <naobody/body.h>
 
 #include "body.h"
+#include "handoff.h"
+#include "head_camera.h"
+#include "head_audio.h"
 #include "leds.h"
 #include "loop.h"
 #include "motion.h"
 #include "outq.h"
+#include "rest_cmd.h"
 #include "watchdog.h"
 
 #define NAOBODYD_VERSION	"0.1"
@@ -44,56 +56,93 @@ struct config {
 	const char *sim_control;	/* the simulator's control socket, or NULL */
 	const char *sim_script;
 	float sim_battery;
+	float sim_uncalibrated;		/* s the simulated body reports no calibration */
+	bool allow_uncalibrated;	/* stiffen a body without its calibration */
 	const char *guard_host;		/* where Stop sends the UDP stop; NULL: none */
 	uint16_t guard_port;
 	const char *body_id;		/* overrides */
 	const char *head_id;
+	const char *head_id_file;	/* where the head keeps its id, or NULL */
+	const char *head_bus;		/* the head's i2c-dev file, or NULL: none */
 	bool echo_cancellation;
 	int priority;			/* SCHED_FIFO, or 0 */
+	bool rest;			/* the REST API (rest.h) */
+	uint16_t rest_port;
+	const char *rest_bind;		/* NULL: every interface */
+	const char *state_dir;		/* the REST token's directory */
+	const char *www_dir;		/* the status page's files, or NULL */
+	const char *serial[8];		/* --serial KIND:PATH (rest_serial.h) */
+	unsigned int n_serial;
+	struct camera_config cameras;	/* head_camera.h */
+	struct head_audio_config audio;	/* the head's ALSA devices (head_audio.h) */
 };
 
 enum ctl_kind { CTL_NONE, CTL_API, CTL_LOLA };
 
 struct api;
+struct head_bus;
 struct lola;
 
 struct daemon {
 	const struct config *cfg;
-	struct loop loop;
+	struct loop loop;		/* the body thread's */
+	struct loop net_loop;		/* the network thread's */
+	struct handoff handoff;
 	struct body *body;
 	struct loop_watch body_watch;
 	struct motion *motion;
 	struct watchdog wd;
 	struct leds leds;
+	struct head_bus *head;		/* the head bus's reader, or NULL */
 	struct api *api;
 	struct lola *lola;
+	struct head_cameras *cameras;	/* their threads; the network thread takes the frames */
+	struct head_audio *audio;	/* its own threads and locks; NULL: none */
+	struct rest_mailbox rest_box;	/* the REST API's LED orders (rest_cmd.h) */
 	int guard_fd;			/* UDP to naoguard, or -1 */
 
-	/* The controller: at most one, over either socket. */
+	/*
+	 * The controller: at most one, over either socket. For a LoLA client
+	 * ctl_who is its struct lola_client; for a robot API client its
+	 * session id, as core_api_who() makes it (the body thread never sees
+	 * the network thread's sessions).
+	 */
 	enum ctl_kind ctl;
 	void *ctl_who;
+	uint64_t lost_to_lola;		/* for the next news: that API session lost */
 
 	struct body_frame frame;	/* the newest */
 	bool have_frame;
 	struct nb_actuators cmd;	/* written this cycle */
 	struct nb_actuators lola_cmd;	/* the LoLA client's, every key retained */
 	bool lola_driving;		/* this cycle's command was the LoLA client's */
+	bool may_stiffen;		/* last cycle's calibration gate (core.c) */
 	struct motion_status status;
 	uint32_t touch_bits;
 	enum fall_state fall_reported;
-	struct buf scratch;		/* events */
+	struct buf events;		/* this cycle's, for the API controller */
 };
 
 /*
- * The controller. A new one replaces the previous, which is disconnected;
- * core_release() when a client goes; core_heard() feeds the watchdog.
+ * The controller (body thread). A new one replaces the previous, which is
+ * disconnected; core_release() when a client goes; core_heard() feeds the
+ * watchdog (core_heard_at() with the time the client was heard).
  */
 void core_claim(struct daemon *d, enum ctl_kind kind, void *who);
 void core_release(struct daemon *d, void *who);
 void core_heard(struct daemon *d, void *who);
+void core_heard_at(struct daemon *d, void *who, uint64_t now);
 bool core_is_controller(const struct daemon *d, const void *who);
+/* A robot API session's id as the controller's "who". */
+void *core_api_who(uint64_t session);
+/* The robot API's commands waiting in the hand-over (each cycle). */
+void core_commands(struct daemon *d);
 
-/* The death switch: the body's stop, and the UDP stop to naoguard. */
+/*
+ * The death switch: the body's stop, and the UDP stop to naoguard. From
+ * either thread: it touches only the body's stop (body.h: safe from any
+ * thread) and the guard's socket.
+ */
 void core_stop(struct daemon *d, const char *who);
 
 /* One cycle, for each new body state. */

@@ -88,6 +88,11 @@ bool outq_empty(const struct outq *q)
 	return q->off == q->committed.len && !q->latest.len;
 }
 
+size_t outq_pending(const struct outq *q)
+{
+	return q->committed.len - q->off + q->latest.len;
+}
+
 int outq_flush(struct outq *q, int fd)
 {
 	for (;;) {

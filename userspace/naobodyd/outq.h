@@ -41,6 +41,8 @@ int outq_push(struct outq *q, const void *p, size_t n);
 /* Queue a frame that a newer one may replace (State, a LoLA packet). */
 int outq_set_latest(struct outq *q, const void *p, size_t n);
 bool outq_empty(const struct outq *q);
+/* Bytes waiting to go out, committed and latest. */
+size_t outq_pending(const struct outq *q);
 /*
  * Write what the socket takes now. Returns 0 when the queue is empty,
  * 1 when bytes remain (wait for EPOLLOUT), or -errno.

@@ -38,6 +38,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 
 #include <linux/naobody.h>
 
@@ -356,6 +357,7 @@ int main(int argc, char **argv)
 		    strerror(errno));
 	say("listening on UDP %s port %u; stops go to %s",
 	    bind_addr ? bind_addr : "every interface", port, device);
+	sd_notify(0, "READY=1");	/* naoguard.service is Type=notify */
 
 	for (;;) {
 		char buf[STOP_MAX + 1], peer[80], text[72];

@@ -3,3 +3,4 @@
 PROGRAMS += naoguard
 MAN_PAGES += $(srctree)/userspace/naoguard/naoguard.8
 naoguard_SRCS := $(srctree)/userspace/naoguard/naoguard.c
+naoguard_LDLIBS := $(shell $(PKG_CONFIG) --libs libsystemd)

@@ -88,6 +88,7 @@ struct cm5_fmt_entry {
 };
 
 struct cm5_fmt {
+	bool unknown;		/* not answered by a clean STATUS: set it again */
 	unsigned int count;
 	struct cm5_fmt_entry e[N_ROBOT_CM5_MAX_DYNAMIXELS];
 	unsigned int total_regs;
@@ -101,6 +102,8 @@ struct cm5 {
 	uint8_t model[256];
 	struct cm5_fmt fmt[2];	/* N_ROBOT_CM5_FORMAT_READ, _WRITE */
 	uint8_t adc[3];
+	/* per register of the last read: the firmware stuffed it (below) */
+	bool missing[N_ROBOT_CM5_NUM_REG_BYTES * N_ROBOT_CM5_MAX_DYNAMIXELS];
 };
 
 int cm5_open(struct cm5 *c, const char *path, enum nr_link_mode mode);
@@ -114,16 +117,33 @@ int cm5_ping_cm5(struct cm5 *c);
 /* Ids from..to that answer a ping; returns how many (<= max) or -errno. */
 int cm5_scan(struct cm5 *c, unsigned int from, unsigned int to, uint8_t *ids,
 	     int max);
+/*
+ * A format is known only once the CM-5 answered it with a clean STATUS;
+ * until it is set again after a status bit or no answer, reads and writes
+ * return -ESTALE. Entries of 0 registers are allowed (nothing from that
+ * servo). Returns the status word (status | retries << 8) or -errno.
+ */
 int cm5_set_read_format(struct cm5 *c, const struct cm5_fmt_entry *e,
 			unsigned int n);
 int cm5_set_write_format(struct cm5 *c, const struct cm5_fmt_entry *e,
 			 unsigned int n);
-/* One value per register of the read format, in order. */
+/*
+ * One value per register of the read format, in order. Bytes the firmware
+ * could not read from a servo come as 0xFF, with a status bit set: a
+ * register all of whose bytes are 0xFF in a read with a status bit is
+ * marked in c->missing[k] (cm5_read_missing()), and is not a reading.
+ */
 int cm5_read_raw(struct cm5 *c, int32_t *values, size_t n);
 int cm5_read_natural(struct cm5 *c, double *values, size_t n);
 /* One value per register of the write format, in order. */
 int cm5_write_raw(struct cm5 *c, const int32_t *values, size_t n);
 int cm5_write_natural(struct cm5 *c, const double *values, size_t n);
+bool cm5_read_missing(const struct cm5 *c, unsigned int k);
+/* For other languages' FFIs (userspace/python): sizeof(struct cm5). */
+size_t cm5_size(void);
+size_t cm5_reg_struct_size(void);
+size_t cm5_fmt_entry_size(void);
+void cm5_set_timeout(struct cm5 *c, int timeout_ms);
 /* BRBrain's recover(): wait 500 ms, then drop what arrived. */
 int cm5_recover(struct cm5 *c);
 /* The most recent raw ADC byte of a channel. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A framed serial link to a robot: through the n_robot line discipline when
- * it is there, or through the same framer code in userspace on a raw tty.
+ * it is there, through an n_robot serdev device node (/dev/n_robotN, a
+ * robot the device tree puts on a UART), or through the same framer code
+ * in userspace on a raw tty.
  * Either way a receive is one validated frame and a send is one frame that
  * passed the discipline's checks.
  */
@@ -16,8 +18,12 @@
 
 #include <linux/n_robot.h>
 
-#include "../../../kernel/n_robot/cm5.h"
-#include "../../../kernel/n_robot/parol6.h"
+/*
+ * The framers' headers: kernel/n_robot/ in the tree, beside this file once
+ * installed (libnrobot-dev).
+ */
+#include <n_robot/cm5.h>
+#include <n_robot/parol6.h>
 
 enum nr_link_mode {
 	NR_LINK_AUTO,	/* the line discipline if it can be attached */
@@ -30,6 +36,8 @@ enum nr_link_mode {
 struct nr_link {
 	int fd;
 	bool ldisc;
+	bool shared;	/* the discipline was attached already: leave it so */
+	bool serdev;	/* a serdev device node: kernel framing, no tty */
 	bool is_tty;
 	uint32_t framing;
 	struct termios saved;
@@ -48,7 +56,9 @@ int nr_link_parse_mode(const char *s);
 /*
  * Open path, make it raw at baud (0: leave the speed), and attach the
  * framing. 0 or -errno; ENOENT/EACCES from open, EPERM when the line
- * discipline needs CAP_NET_ADMIN (NR_LINK_LDISC), ...
+ * discipline needs CAP_NET_ADMIN (NR_LINK_LDISC), ... A serdev device node
+ * is used as it is (baud is the device tree's): EPROTOTYPE when it is
+ * another robot's, ENOTTY with NR_LINK_RAW.
  */
 int nr_link_open(struct nr_link *l, const char *path, uint32_t framing,
 		 enum nr_link_mode mode, unsigned int baud);
@@ -71,7 +81,23 @@ int nr_link_cm5_set_models(struct nr_link *l, const uint8_t model[256]);
 /* Counters (in raw mode, from the userspace framer). */
 int nr_link_stats(struct nr_link *l, struct n_robot_stats *s);
 
+/*
+ * Keep the port open, and so the discipline attached (the kernel detaches
+ * it when the last descriptor closes), until SIGINT, SIGTERM or SIGHUP
+ * (0) or the port hangs up (-EIO: unplugged, the pty's other end closed).
+ * Reads nothing: the frames are for the programs that share the link. The
+ * signals' dispositions and the signal mask are restored on return.
+ * cm5ctl attach, parolctl attach, and the n_robot-*@.service units.
+ */
+int nr_link_hold(struct nr_link *l);
+
 /* Monotonic milliseconds. */
 int64_t nr_now_ms(void);
+/*
+ * The line discipline's number: the module's ldisc parameter if it is
+ * loaded (N_ROBOT_LDISC_SYSFS, or $N_ROBOT_LDISC_SYSFS for tests), else
+ * N_ROBOT_LDISC, which the module autoloads as.
+ */
+int nr_link_ldisc_number(void);
 
 #endif /* _N_ROBOT_LINK_H */

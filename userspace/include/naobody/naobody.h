@@ -39,10 +39,11 @@ struct nb_device;
 /*
  * nb_open() - open path (NULL: NB_DEFAULT_DEVICE) and map its ring. The
  * calibration comes from the preference block once the driver has read it
- * (NAOBODY_INFO_READY; the defaults until then, or when it is unreadable).
- * With NB_OPEN_CONTROL the file is opened O_RDWR | O_EXCL and holds the
- * controller role (errno EBUSY if someone else does); otherwise read-only.
- * Followers start at the newest record.
+ * (the defaults until then, or when it is unreadable: see
+ * nb_calibration_state()). With NB_OPEN_CONTROL the file is opened O_RDWR
+ * and claims the controller role with NAOBODY_IOC_CLAIM (errno EBUSY if
+ * someone else holds it); otherwise read-only. Followers start at the
+ * newest record.
  */
 struct nb_device *nb_open(const char *path, unsigned int flags);
 void nb_close(struct nb_device *d);
@@ -51,6 +52,17 @@ void nb_close(struct nb_device *d);
 int nb_fd(const struct nb_device *d);
 const struct naobody_info *nb_info(const struct nb_device *d);
 const struct nb_calibration *nb_calibration(struct nb_device *d);
+
+/*
+ * nb_calibration_state() - whether nb_calibration() is the body's own:
+ * NAOBODY_CALIB_READ when it is; NAOBODY_CALIB_PENDING or _RETRYING while
+ * the driver is still reading the preference block (the defaults apply
+ * until then, and the block is taken as soon as the driver has it: the
+ * state is asked again at most once a second); NAOBODY_CALIB_FAILED for a
+ * block that is unusable for good. Never stiffen a body that isn't
+ * NAOBODY_CALIB_READ: its joints' zero positions are unknown.
+ */
+enum naobody_calibration nb_calibration_state(struct nb_device *d);
 
 /*
  * nb_next() - the next record after the last one returned, in order,

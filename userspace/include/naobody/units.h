@@ -69,7 +69,9 @@ void nb_sensors_to_counts(struct naobody_sensors *out,
  * nb_actuators_to_counts() - targets in LoLA's units to counts: positions
  * with the joint zeros, stiffness 0..1 to 0..1000, the chest and foot LEDs
  * 0..1 to 0..255, sonar enables to NAOBODY_SONAR_* bits. Out-of-range
- * values are clamped; NaN gives stiffness 0, LED 0 and the zero position.
+ * values are clamped (positions to NAOBODY_POSITION_MIN..MAX, which
+ * write() would refuse); NaN gives stiffness 0, LED 0 and the zero
+ * position.
  * The head's LEDs (ears, eyes, skull) are not the chest board's and are
  * ignored.
  */

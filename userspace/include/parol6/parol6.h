@@ -91,6 +91,80 @@ int parol6_check_steps(int joint, int32_t steps);
 /* A speed in degrees/s; -ERANGE above the joint's maximum. */
 int parol6_speed_to_steps(int joint, double deg_per_s, int32_t *steps);
 
+/*
+ * A joint move as the commander streams it (profile.c): a trapezoid at
+ * speed_dps and accel_dps2 for the joint with the longest way, the others
+ * scaled to arrive with it. parol6_move_setpoint() gives the go-to frame's
+ * positions and speeds for the cycle starting t seconds into the move;
+ * after the profile, the target at speed 0.
+ */
+#define PAROL6_ARRIVED_STEPS	2	/* "there": every joint within this, at rest */
+
+struct parol6;
+
+struct parol6_move {
+	int32_t start[PAROL6_JOINTS], target[PAROL6_JOINTS];
+	double distance;	/* degrees, the longest joint's way */
+	double peak;		/* degrees/s it reaches */
+	double accel;		/* degrees/s^2 */
+	double ramp;		/* s, accelerating (and as long braking) */
+	double duration;	/* s, the whole profile */
+};
+
+/* -EINVAL unless speed and acceleration are finite and positive. */
+int parol6_plan_move(struct parol6_move *m, const int32_t start[PAROL6_JOINTS],
+		     const int32_t target[PAROL6_JOINTS], double speed_dps,
+		     double accel_dps2);
+void parol6_move_setpoint(const struct parol6_move *m, double t, double cycle,
+			  int32_t position[PAROL6_JOINTS],
+			  int32_t speed[PAROL6_JOINTS]);
+bool parol6_move_arrived(const struct parol6_move *m,
+			 const struct parol6_telemetry *t);
+/*
+ * A whole move on the command loop (parol6_run): 0 when there, -ETIMEDOUT
+ * after timeout_s, -EINVAL for a bad speed or acceleration, -ERANGE for a
+ * target outside the limits, -ENOLINK/-EIO for a lost link, -ECANCELED if
+ * the arm reports the E-stop pressed. Ends with the safe stop.
+ */
+int parol6_move_to(struct parol6 *p, const int32_t target[PAROL6_JOINTS],
+		   double speed_dps, double accel_dps2, double timeout_s,
+		   volatile sig_atomic_t *stop, int link_timeout_ms);
+
+/*
+ * The rules a request must pass before anything is sent (rules.c), shared
+ * by parolctl and naobodyd's REST API. Each returns 0, or -errno with a
+ * sentence in why saying what was refused and what is allowed.
+ */
+#define PAROL6_JOG_PERCENT	80	/* a jog runs at most this % of the maximum */
+#define PAROL6_ABORT_FRAMES	3	/* Disable, then Clear error, this many each */
+int32_t parol6_jog_limit(int joint);
+/* A jog of joint (0..5) at deg_per_s: its speed in *steps, or -ERANGE. */
+int parol6_check_jog(int joint, double deg_per_s, int32_t *steps, char *why,
+		     size_t len);
+/* Stop the jog: the joint would pass its limit within two cycles. */
+bool parol6_jog_at_limit(int joint, const struct parol6_telemetry *t,
+			 int32_t jog_speed);
+/* A move's target in degrees, speed and acceleration: the target in steps. */
+int parol6_check_move(const double deg[PAROL6_JOINTS], double speed_dps,
+		      double accel_dps2, int32_t target[PAROL6_JOINTS],
+		      char *why, size_t len);
+/* Once planned from where the arm is: refused if it outlasts timeout_s. */
+int parol6_check_plan(const struct parol6_move *m, double speed_dps,
+		      double timeout_s, char *why, size_t len);
+/*
+ * Idle continues a homing, so a homing is ended by Disable (stops the
+ * motors), then Clear error (resets the homing state), a few frames each
+ * in case one is lost; only then the Idle. step counts from 1; fills next
+ * and returns 0 while there is a frame to send, 1 when done.
+ */
+int parol6_abort_homing(int step, struct parol6_cmd *next);
+
+/* For other languages' FFIs (userspace/python). */
+size_t parol6_size(void);
+size_t parol6_cmd_size(void);
+size_t parol6_telemetry_size(void);
+const struct parol6_telemetry *parol6_last(const struct parol6 *p);
+
 /* The link. */
 struct parol6 {
 	struct nr_link link;
@@ -118,7 +192,10 @@ int parol6_exchange(struct parol6 *p, const struct parol6_cmd *c,
 		    int timeout_ms);
 /* Idle, every speed zero, at the last known positions. */
 int parol6_safe_stop(struct parol6 *p);
-/* A command that holds the arm where it is: idle, zero speeds. */
+/*
+ * A command that holds the arm where it is: idle, zero speeds, the outputs
+ * and an activated gripper as the last telemetry shows them.
+ */
 void parol6_idle_cmd(const struct parol6 *p, struct parol6_cmd *c);
 
 /*

@@ -78,6 +78,48 @@ static int cm5_status_word(struct cm5 *c, const uint8_t *trailer)
 	return trailer[0] | trailer[1] << 8;
 }
 
+/* Bytes received on the link so far, whole frames or not. */
+static uint64_t cm5_rx_bytes(struct cm5 *c)
+{
+	struct n_robot_stats s;
+
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	return nr_link_stats(&c->link, &s) ? 0 : s.rx_raw_bytes;
+}
+
+/*
+ * Wait for a reply frame, timing out as BRBrain does: timeout_ms without a
+ * byte, not for the whole reply. The firmware streams a DATA servo by
+ * servo, about 100 ms for each one that stays silent, so a long format of
+ * unpowered servos takes seconds and still arrives. The link delivers
+ * whole frames; the partial one shows as received bytes in its counters.
+ */
+#define CM5_PROGRESS_POLL_MS	50
+
+static ssize_t cm5_recv_reply(struct cm5 *c, uint8_t *reply, size_t cap)
+{
+	int64_t last = nr_now_ms(), left;
+	uint64_t seen = cm5_rx_bytes(c), now_seen;
+	ssize_t n;
+
+	for (;;) {
+		left = last + c->timeout_ms - nr_now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = nr_link_recv(&c->link, reply, cap,
+				 (int)(left < CM5_PROGRESS_POLL_MS ? left :
+				       CM5_PROGRESS_POLL_MS));
+		if (n != -ETIMEDOUT)
+			return n;
+		now_seen = cm5_rx_bytes(c);
+		if (now_seen != seen) {
+			seen = now_seen;	/* a byte came: restart */
+			last = nr_now_ms();
+		}
+	}
+}
+
 /*
  * Send a request (instruction + data; the checksum is added here) and wait
  * for a reply starting with want. Returns the reply's length.
@@ -87,7 +129,6 @@ static int cm5_xact(struct cm5 *c, const uint8_t *req, size_t len,
 {
 	uint8_t pkt[N_ROBOT_CM5_MAX_TX_FRAME];
 	int attempt, err = -ETIMEDOUT;
-	int64_t deadline;
 	ssize_t n;
 
 	if (len + 1 > sizeof(pkt))
@@ -102,10 +143,8 @@ static int cm5_xact(struct cm5 *c, const uint8_t *req, size_t len,
 		err = nr_link_send(&c->link, pkt, len + 1);
 		if (err)
 			return err;	/* refused: retrying will not help */
-		deadline = nr_now_ms() + c->timeout_ms;
 		for (;;) {
-			n = nr_link_recv(&c->link, reply, cap,
-					 (int)(deadline - nr_now_ms()));
+			n = cm5_recv_reply(c, reply, cap);
 			if (n == -ETIMEDOUT || (n < 0 && n != -EINTR)) {
 				err = (int)n;
 				break;
@@ -154,7 +193,10 @@ int cm5_scan(struct cm5 *c, unsigned int from, unsigned int to, uint8_t *ids,
 		st = cm5_ping(c, (uint8_t)id);
 		if (st < 0)
 			return st;
-		if ((st & 0xFF) == 0 && found < max)
+		/* Present means a clean answer, as BRBrain's scan: no
+		 * status bit and no retry (st is status | retries << 8).
+		 */
+		if (st == 0 && found < max)
 			ids[found++] = (uint8_t)id;
 	}
 	return found;
@@ -167,7 +209,16 @@ static int cm5_entry_bytes(const struct cm5 *c, const struct cm5_fmt_entry *e,
 	const struct cm5_reg *tab;
 	size_t n, first;
 
-	if (e->id > N_ROBOT_CM5_MAX_ID || !e->start || !e->nregs)
+	if (e->id > N_ROBOT_CM5_MAX_ID)
+		return -EINVAL;
+	if (!e->nregs) {
+		/* nothing from this servo: BRBrain sends such entries, and
+		 * the firmware takes them
+		 */
+		*last = NULL;
+		return 0;
+	}
+	if (!e->start)
 		return -EINVAL;
 	tab = cm5_regs(c->model[e->id], &n);
 	if (e->start < tab || e->start >= tab + n) {
@@ -207,23 +258,31 @@ static int cm5_do_set_format(struct cm5 *c, int which,
 		if (bytes < 0)
 			return bytes;
 		f.e[i] = e[i];
-		f.e[i].start = cm5_reg_at(c->model[e[i].id],
-					  last->addr + last->size - bytes);
+		if (last)
+			f.e[i].start = cm5_reg_at(c->model[e[i].id],
+						  last->addr + last->size - bytes);
 		req[2 + 3 * i] = e[i].id;
-		req[3 + 3 * i] = f.e[i].start->addr;
+		req[3 + 3 * i] = f.e[i].start ? f.e[i].start->addr : 0;
 		req[4 + 3 * i] = (uint8_t)bytes;
 		f.total_regs += e[i].nregs;
 		f.total_bytes += bytes;
 	}
 	f.count = n;
+	/*
+	 * "The read format will be indeterminate until it is successfully
+	 * re-set": after any status bit (0x40 too: the firmware installs a
+	 * format whose checksum failed, whatever its bytes were) or no answer,
+	 * nothing is known about it, and reads or writes with it are refused
+	 * (-ESTALE) until it is set again.
+	 */
+	memset(&c->fmt[which], 0, sizeof(c->fmt[which]));
+	c->fmt[which].unknown = true;
 	st = cm5_xact(c, req, 2 + 3 * n, N_ROBOT_CM5_STATUS, r, sizeof(r));
 	if (st < 0)
 		return st;
 	st = cm5_status_word(c, r + 1);
-	/* A format the firmware rejected is indeterminate on its side. */
-	c->fmt[which] = f;
-	if (st & 0xFF)
-		c->fmt[which].count = 0;
+	if (!(st & 0xFF))
+		c->fmt[which] = f;
 	return st;
 }
 
@@ -252,6 +311,8 @@ static const struct cm5_reg *cm5_fmt_reg(const struct cm5_fmt *f,
 
 	for (i = 0; i < f->count; i++) {
 		start = f->e[i].start;
+		if (!f->e[i].nregs)
+			continue;	/* takes no bytes */
 		if (k < f->e[i].nregs) {
 			*off = base + start[k].addr - start->addr;
 			return &start[k];
@@ -268,10 +329,13 @@ static int cm5_read_common(struct cm5 *c, int32_t *raw, double *nat, size_t n)
 	const struct cm5_fmt *f = &c->fmt[N_ROBOT_CM5_FORMAT_READ];
 	uint8_t req[1] = { N_ROBOT_CM5_READ_DATA }, r[N_ROBOT_CM5_MAX_FRAME];
 	const struct cm5_reg *reg;
-	unsigned int k, off;
+	unsigned int k, off, b;
+	bool failed;
 	int len;
 	int32_t v;
 
+	if (f->unknown)
+		return -ESTALE;
 	if (n < f->total_regs)
 		return -EINVAL;
 	len = cm5_xact(c, req, 1, N_ROBOT_CM5_DATA, r, sizeof(r));
@@ -279,8 +343,15 @@ static int cm5_read_common(struct cm5 *c, int32_t *raw, double *nat, size_t n)
 		return len;
 	if ((unsigned int)len != 7 + f->total_bytes)
 		return -EPROTO;
+	failed = r[1 + f->total_bytes] != 0;
+	memset(c->missing, 0, sizeof(c->missing));
 	for (k = 0; k < f->total_regs; k++) {
 		reg = cm5_fmt_reg(f, k, &off);
+		if (!reg)
+			return -EPROTO;	/* cannot happen: totals match */
+		for (b = 0; failed && b < reg->size && r[1 + off + b] == 0xFF; b++)
+			;
+		c->missing[k] = failed && b == reg->size;
 		v = cm5_reg_decode(reg, r + 1 + off);
 		if (raw)
 			raw[k] = v;
@@ -288,6 +359,31 @@ static int cm5_read_common(struct cm5 *c, int32_t *raw, double *nat, size_t n)
 			nat[k] = cm5_to_natural(reg, v);
 	}
 	return cm5_status_word(c, r + 1 + f->total_bytes);
+}
+
+size_t cm5_size(void)
+{
+	return sizeof(struct cm5);
+}
+
+size_t cm5_reg_struct_size(void)
+{
+	return sizeof(struct cm5_reg);
+}
+
+size_t cm5_fmt_entry_size(void)
+{
+	return sizeof(struct cm5_fmt_entry);
+}
+
+void cm5_set_timeout(struct cm5 *c, int timeout_ms)
+{
+	c->timeout_ms = timeout_ms;
+}
+
+bool cm5_read_missing(const struct cm5 *c, unsigned int k)
+{
+	return k < sizeof(c->missing) / sizeof(c->missing[0]) && c->missing[k];
 }
 
 int cm5_read_raw(struct cm5 *c, int32_t *values, size_t n)
@@ -310,6 +406,8 @@ static int cm5_write_common(struct cm5 *c, const int32_t *raw,
 	int32_t v;
 	int st;
 
+	if (f->unknown)
+		return -ESTALE;
 	if (n < f->total_regs)
 		return -EINVAL;
 	if (1 + f->total_bytes + 1 > N_ROBOT_CM5_MAX_TX_FRAME)
@@ -318,6 +416,8 @@ static int cm5_write_common(struct cm5 *c, const int32_t *raw,
 	req[0] = N_ROBOT_CM5_WRITE_DATA;
 	for (k = 0; k < f->total_regs; k++) {
 		reg = cm5_fmt_reg(f, k, &off);
+		if (!reg)
+			return -EPROTO;	/* cannot happen: totals match */
 		if (nat) {
 			st = cm5_from_natural(reg, nat[k], &v);
 			if (st)

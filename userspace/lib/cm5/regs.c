@@ -197,7 +197,11 @@ int cm5_from_natural(const struct cm5_reg *r, double v, int32_t *raw)
 		x = round(v * 253 + 1);
 		break;
 	default:
-		x = round(v / r->scale);
+		/* BRBrain's Math.round(value / naturalUnitsPerCount), in
+		 * floats: at an exact half (150 deg is 511.5 counts) it rounds
+		 * up to 512, where the double quotient lands a hair below
+		 */
+		x = floorf((float)v / (float)r->scale + 0.5f);
 		break;
 	}
 	if (r->flags & CM5_REG_RO || x < r->min || x > r->max)

@@ -37,6 +37,8 @@ static const char *const misb_names[__NB_EMU_MISB_MAX] = {
 	[NB_EMU_MISB_NAK] = "nak",
 	[NB_EMU_MISB_SILENCE] = "silence",
 	[NB_EMU_MISB_WRONG_ACK] = "wrong_ack",
+	[NB_EMU_MISB_NO_PREFS] = "no_prefs",
+	[NB_EMU_MISB_NO_VERSION] = "no_version",
 	[NB_EMU_MISB_DISCONNECT] = "disconnect",
 };
 

@@ -85,6 +85,8 @@ enum nb_emu_misbehaviour {
 	NB_EMU_MISB_SILENCE,		/* no 0x14 answer, no answer, no 0x15 */
 	NB_EMU_MISB_WRONG_ACK,		/* 0x14 carries another CRC */
 	NB_EMU_MISB_DISCONNECT,		/* unbind after the frame, before its 0x14 */
+	NB_EMU_MISB_NO_PREFS,		/* preference requests go unanswered */
+	NB_EMU_MISB_NO_VERSION,		/* the 0x02 version request stalls */
 	__NB_EMU_MISB_MAX
 };
 

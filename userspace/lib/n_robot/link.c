@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
@@ -19,6 +21,26 @@ int64_t nr_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int nr_link_ldisc_number(void)
+{
+	const char *path = getenv("N_ROBOT_LDISC_SYSFS");
+	char buf[16];
+	ssize_t n;
+	long v;
+	int fd;
+
+	fd = open(path ? path : N_ROBOT_LDISC_SYSFS, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return N_ROBOT_LDISC;	/* not loaded yet: autoload takes 29 */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return N_ROBOT_LDISC;
+	buf[n] = 0;
+	v = strtol(buf, NULL, 10);
+	return v > 0 && v < 64 ? (int)v : N_ROBOT_LDISC;
 }
 
 int nr_link_parse_mode(const char *s)
@@ -78,7 +100,7 @@ int nr_link_attach_fd(struct nr_link *l, int fd, uint32_t framing,
 {
 	struct n_robot_config c;
 	struct termios t;
-	int ld = N_ROBOT_LDISC, err;
+	int ld = nr_link_ldisc_number(), cur = -1, err;	/* valgrind knows no TIOCGETD */
 
 	memset(l, 0, sizeof(*l));
 	l->fd = fd;
@@ -102,8 +124,46 @@ int nr_link_attach_fd(struct nr_link *l, int fd, uint32_t framing,
 		tcflush(fd, TCIOFLUSH);
 	}
 	nr_raw_reset(l);
+	/*
+	 * Not a tty but answering the n_robot ioctls: a serdev device node
+	 * (/dev/n_robotN), framed in the kernel from the start, at the
+	 * device tree's speed. Its framing is the node's: SET_CONFIG with
+	 * another fails (EINVAL), and there is no raw mode.
+	 */
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	if (!l->is_tty && ioctl(fd, N_ROBOT_IOC_GET_CONFIG, &c) == 0) {
+		if (mode == NR_LINK_RAW)
+			return -ENOTTY;
+		if (c.framing != framing)
+			return -EPROTOTYPE;
+		l->ldisc = true;
+		l->shared = true;
+		l->serdev = true;
+		return 0;
+	}
 	if (mode == NR_LINK_RAW)
 		return 0;
+	/*
+	 * Attached already (cm5ctl attach, ldattach, another program): use
+	 * it as it is, so its counters and CM-5 formats go on, and leave it
+	 * attached. Selecting the framing again would reset them.
+	 */
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	if (ioctl(fd, TIOCGETD, &cur) == 0 && cur == ld &&
+	    ioctl(fd, N_ROBOT_IOC_GET_CONFIG, &c) == 0) {
+		if (c.framing != framing) {
+			memset(&c, 0, sizeof(c));
+			c.size = sizeof(c);
+			c.framing = framing;
+			if (ioctl(fd, N_ROBOT_IOC_SET_CONFIG, &c))
+				return -errno;
+		}
+		l->ldisc = true;
+		l->shared = true;
+		return 0;
+	}
 	if (ioctl(fd, TIOCSETD, &ld) == 0) {
 		memset(&c, 0, sizeof(c));
 		c.size = sizeof(c);
@@ -143,7 +203,7 @@ int nr_link_close_fd(struct nr_link *l)
 
 	if (l->fd < 0)
 		return -EBADF;
-	if (l->ldisc)
+	if (l->ldisc && !l->shared)
 		ioctl(l->fd, TIOCSETD, &ld);
 	if (l->is_tty)
 		tcsetattr(l->fd, TCSADRAIN, &l->saved);
@@ -188,10 +248,13 @@ int nr_link_send(struct nr_link *l, const uint8_t *p, size_t len)
 		return (size_t)n == len ? 0 : -EIO;
 	}
 	/* Raw: the same checks the discipline makes, then all at once. */
-	if (l->framing == N_ROBOT_FRAMING_CM5)
+	if (l->framing == N_ROBOT_FRAMING_CM5) {
 		err = cm5_tx_check(&l->cm5, p, len);
-	else
+		if (!err)
+			err = cm5_tx_ready(&l->rx, p, len);
+	} else {
 		err = parol6_tx_check(p, len);
+	}
 	if (err)
 		return err;
 	err = nr_write_all(l->fd, p, len);
@@ -260,13 +323,71 @@ ssize_t nr_link_recv(struct nr_link *l, uint8_t *buf, size_t cap,
 	}
 }
 
+static volatile sig_atomic_t nr_hold_stop;
+
+static void nr_hold_signal(int sig)
+{
+	nr_hold_stop = 1;
+}
+
+int nr_link_hold(struct nr_link *l)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, saved[ARRAY_SIZE(sigs)];
+	sigset_t block, old, wait_mask;
+	struct pollfd p;
+	unsigned int i;
+	int err = 0;
+
+	if (l->fd < 0)
+		return -EBADF;
+	/*
+	 * Blocked but for the wait itself, so a signal between the check of
+	 * nr_hold_stop and ppoll() is not lost.
+	 */
+	sigemptyset(&block);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(&block, sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	wait_mask = old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = nr_hold_signal;
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
+		sigdelset(&wait_mask, sigs[i]);
+		sigaction(sigs[i], &sa, &saved[i]);
+	}
+	nr_hold_stop = 0;
+	while (!nr_hold_stop) {
+		/* No events asked: POLLHUP and POLLERR come anyway. */
+		p.fd = l->fd;
+		p.events = 0;
+		p.revents = 0;
+		if (ppoll(&p, 1, NULL, &wait_mask) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (p.revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			err = -EIO;
+			break;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &saved[i], NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
 int nr_link_flush(struct nr_link *l)
 {
-	if (l->is_tty && tcflush(l->fd, TCIFLUSH))
+	/* The serdev node takes TCIFLUSH as the tty does. */
+	if ((l->is_tty || l->serdev) && tcflush(l->fd, TCIFLUSH))
 		return -errno;
 	if (!l->ldisc) {
 		nrf_reset(&l->rx);
 		l->rx.cm5.outstanding = 0;
+		l->rx.cm5.answer_in = 0;	/* an awaited answer is lost */
 		l->qhead = 0;
 		l->qn = 0;
 	}
@@ -310,5 +431,6 @@ int nr_link_stats(struct nr_link *l, struct n_robot_stats *s)
 	s->rx_pending_bytes = nrf_pending(&l->rx);
 	s->rx_queued_frames = l->qn;
 	s->cm5_unsolicited = c->cm5_unsolicited;
+	s->cm5_formats_lost = c->cm5_formats_lost;
 	return 0;
 }

@@ -4,3 +4,10 @@
 # Link with: nrlink nrframer
 LIBRARIES += nrlink
 nrlink_SRCS := $(srctree)/userspace/lib/n_robot/link.c
+
+# libnrobot.so.1: libcm5, libparol6, libnrlink and the framers as one shared
+# library, for other languages' FFIs (userspace/python). GPL, as its parts.
+SHARED_LIBRARIES += nrobot
+nrobot_SOVERSION := 1
+nrobot_LDLIBS := -lm
+nrobot_SRCS = $(cm5_SRCS) $(parol6_SRCS) $(nrlink_SRCS) $(nrframer_SRCS)

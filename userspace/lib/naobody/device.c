@@ -23,6 +23,7 @@ struct nb_device {
 	struct naobody_info info;
 	struct nb_calibration cal;
 	bool cal_final;			/* cal is what the block holds, or all it will */
+	uint32_t cal_state;		/* enum naobody_calibration, as cal has it */
 	uint64_t cal_retry_ns;		/* no new read before this */
 };
 
@@ -70,10 +71,12 @@ static uint64_t now_ns(void)
 
 /*
  * The calibration from the preference block. The driver reads the block
- * during its start-up, a couple of seconds after the device appears: until
- * it has, the defaults apply and another read is tried at most once a
- * second. A block that fails its CRC or doesn't parse is final too (the
- * driver won't read it again): the defaults stay.
+ * during its start-up, a couple of seconds after the device appears, and
+ * again while the cycle runs if that failed (naobody_info.calibration).
+ * Until the driver has it, the defaults apply and the driver's state is
+ * asked again at most once a second. A block the driver gave up on
+ * (NAOBODY_CALIB_FAILED), or one that doesn't parse here, is final: the
+ * defaults stay, and nb_calibration_state() says so.
  */
 static void refresh_calibration(struct nb_device *d)
 {
@@ -88,6 +91,19 @@ static void refresh_calibration(struct nb_device *d)
 	if (now < d->cal_retry_ns)
 		return;
 	d->cal_retry_ns = now + 1000000000ull;
+	if (nb_refresh_info(d))
+		return;
+	/* A driver without the field: its block is there once GET_PREFS has it. */
+	if (d->info.size < offsetof(struct naobody_info, calibration) + sizeof(d->info.calibration))
+		d->cal_state = NAOBODY_CALIB_READ;
+	else
+		d->cal_state = d->info.calibration;
+	if (d->cal_state == NAOBODY_CALIB_FAILED) {
+		d->cal_final = true;
+		return;
+	}
+	if (d->cal_state != NAOBODY_CALIB_READ)
+		return;
 	block = malloc(NAOBODY_PREFS_SIZE);
 	if (!block)
 		return;
@@ -95,10 +111,15 @@ static void refresh_calibration(struct nb_device *d)
 	if (n > 0) {
 		d->cal_final = true;
 		if (!(flags & NAOBODY_PREFS_VALID) ||
-		    nb_prefs_parse(block, NAOBODY_PREFS_SIZE, &d->cal) < 0)
+		    nb_prefs_parse(block, NAOBODY_PREFS_SIZE, &d->cal) < 0) {
 			nb_calibration_init(&d->cal);
-	} else if (n != -ENODATA) {
+			d->cal_state = NAOBODY_CALIB_FAILED;
+		}
+	} else if (n == -ENODATA) {
+		d->cal_state = NAOBODY_CALIB_PENDING;	/* (such an older driver's) */
+	} else {
 		d->cal_final = true;	/* an error that won't go away */
+		d->cal_state = NAOBODY_CALIB_FAILED;
 	}
 	free(block);
 }
@@ -117,9 +138,14 @@ struct nb_device *nb_open(const char *path, unsigned int flags)
 	if (!d)
 		return NULL;
 	d->fd = open(path ? path : NB_DEFAULT_DEVICE,
-		     O_CLOEXEC | ((flags & NB_OPEN_CONTROL) ? O_RDWR | O_EXCL : O_RDONLY));
+		     O_CLOEXEC | ((flags & NB_OPEN_CONTROL) ? O_RDWR : O_RDONLY));
 	if (d->fd < 0)
 		goto err_free;
+	if (flags & NB_OPEN_CONTROL) {
+		err = ioctl_errno(d->fd, NAOBODY_IOC_CLAIM, NULL);
+		if (err)
+			goto err_close;
+	}
 	err = ioctl_errno(d->fd, NAOBODY_IOC_GET_INFO, &d->info);
 	if (err)
 		goto err_close;
@@ -187,6 +213,12 @@ const struct nb_calibration *nb_calibration(struct nb_device *d)
 {
 	refresh_calibration(d);
 	return &d->cal;
+}
+
+enum naobody_calibration nb_calibration_state(struct nb_device *d)
+{
+	refresh_calibration(d);
+	return (enum naobody_calibration)d->cal_state;
 }
 
 uint64_t nb_lost(const struct nb_device *d)

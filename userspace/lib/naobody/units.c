@@ -204,8 +204,10 @@ void nb_actuators_to_counts(struct naobody_actuators *out,
 					  NB_POSITION_PER_COUNT;
 		double p = in->position[i];
 
+		/* The kernel refuses what the wire can't carry: clamp here. */
 		out->position[i] = isnan(p) ? cal->joint_zero[i] :
-			to_s32(cal->joint_zero[i] + p / per);
+			(int32_t)round_clamp(cal->joint_zero[i] + p / per,
+					     NAOBODY_POSITION_MIN, NAOBODY_POSITION_MAX, 0);
 		out->stiffness[i] = (uint16_t)round_clamp(in->stiffness[i] *
 				(double)NAOBODY_STIFFNESS_MAX, 0,
 				NAOBODY_STIFFNESS_MAX, 0);

@@ -283,15 +283,47 @@ int parol6_exchange(struct parol6 *p, const struct parol6_cmd *c,
 	return parol6_poll(p, timeout_ms);
 }
 
+size_t parol6_size(void)
+{
+	return sizeof(struct parol6);
+}
+
+size_t parol6_cmd_size(void)
+{
+	return sizeof(struct parol6_cmd);
+}
+
+size_t parol6_telemetry_size(void)
+{
+	return sizeof(struct parol6_telemetry);
+}
+
+const struct parol6_telemetry *parol6_last(const struct parol6 *p)
+{
+	return p->have_telemetry ? &p->last : NULL;
+}
+
 void parol6_idle_cmd(const struct parol6 *p, struct parol6_cmd *c)
 {
 	int j;
 
 	memset(c, 0, sizeof(*c));
 	c->command = PAROL6_IDLE;
-	if (p->have_telemetry)
-		for (j = 0; j < PAROL6_JOINTS; j++)
-			c->position[j] = p->last.position[j];
+	if (!p->have_telemetry)
+		return;
+	for (j = 0; j < PAROL6_JOINTS; j++)
+		c->position[j] = p->last.position[j];
+	/*
+	 * The board sets its outputs and forwards the gripper fields every
+	 * cycle: hold both as they are, or every command would switch the
+	 * outputs off and send the gripper to 0.
+	 */
+	c->out1 = p->last.out1;
+	c->out2 = p->last.out2;
+	if (p->last.grip_activated) {
+		c->grip_command = PAROL6_GRIP_ACTIVATE;
+		c->grip_position = p->last.grip_position;
+	}
 }
 
 int parol6_safe_stop(struct parol6 *p)

@@ -92,6 +92,22 @@ void boards_set_version(struct emu_boards *bd, int board, unsigned int v)
 			bd->hs[i].config_version = (uint8_t)v;
 }
 
+/*
+ * A board drops off the bus (down: a cable, a brown-out) or comes back.
+ * While down it answers nothing; back, it has lost its start command and
+ * answers only its handshake until it gets one again, as after power-up.
+ */
+void boards_set_down(struct emu_boards *bd, int board, bool down)
+{
+	uint64_t bit = 1ULL << board;
+
+	if (down)
+		bd->down |= bit;
+	else
+		bd->down &= ~bit;
+	bd->started &= ~bit;
+}
+
 /* A robot standing still on its feet, battery nearly full, in counts. */
 void boards_standing_body(const struct emu_boards *bd, struct naobody_sensors *s)
 {

@@ -211,7 +211,7 @@ static void raw(struct emu *e, int slot, uint64_t seq)
 }
 
 static const char help[] =
-	"hello status stats set get wave touch drain follow version id "
+	"hello status stats set get wave touch drain follow version bootloader board id "
 	"misbehave frames raw wait reset disconnect connect storm quit help";
 
 static void request(struct emu *e, int slot, char *line)
@@ -243,10 +243,10 @@ static void request(struct emu *e, int slot, char *line)
 		misb_describe(e, m, sizeof(m));
 		ok(e, slot, "bound=%d enabled=%d started=%d frames=%" PRIu64
 		   " acked=%" PRIu64 " next=%" PRIu64 " boards=0x%" PRIx64
-		   " pending=%u misbehave=%s product=0x%04x chest_mode=%u",
+		   " pending=%u misbehave=%s product=0x%04x chest_mode=%u down=0x%" PRIx64,
 		   e->bound, e->enabled, e->protocol_started, e->frames, e->acked,
 		   e->body.next, e->boards.started, e->npending, m, e->opt.product,
-		   e->boards.chest_led_op);
+		   e->boards.chest_led_op, e->boards.down);
 	} else if (!strcmp(w[0], "stats")) {
 		stats(e, slot);
 	} else if (!strcmp(w[0], "set") || !strcmp(w[0], "get")) {
@@ -320,6 +320,21 @@ static void request(struct emu *e, int slot, char *line)
 		}
 		boards_set_version(&e->boards, strcmp(w[1], "all") ? (int)a : -1,
 				   (unsigned int)b);
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "bootloader")) {
+		if (!w[1] || (strcmp(w[1], "on") && strcmp(w[1], "off"))) {
+			err(e, slot, EINVAL, "usage: bootloader on|off");
+			return;
+		}
+		e->boards.bootloader = !strcmp(w[1], "on");
+		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "board")) {
+		if (num(w[1], 0, NB_BOARDS - 1, &a) || !w[2] ||
+		    (strcmp(w[2], "down") && strcmp(w[2], "up"))) {
+			err(e, slot, EINVAL, "usage: board BOARD down|up");
+			return;
+		}
+		boards_set_down(&e->boards, (int)a, !strcmp(w[2], "down"));
 		ok(e, slot, NULL);
 	} else if (!strcmp(w[0], "id")) {
 		while (rest && *rest == ' ')

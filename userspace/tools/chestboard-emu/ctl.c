@@ -19,8 +19,8 @@ static void usage(FILE *f)
 		"Sends one request to a running chestboard-emu and prints its reply.\n"
 		"Requests: hello, status, stats, set FIELD INDEX VALUE, get FIELD INDEX,\n"
 		"wave FIELD INDEX SHAPE AMPLITUDE PERIOD, touch BIT START|+DELAY CYCLES,\n"
-		"drain RATE, follow on|off, version BOARD|all N, id SLOT STRING,\n"
-		"misbehave NAME CYCLES [ARG], wait FRAMES TIMEOUT_MS, reset,\n"
+		"drain RATE, follow on|off, version BOARD|all N, board BOARD down|up,\n"
+		"id SLOT STRING, misbehave NAME CYCLES [ARG], wait FRAMES TIMEOUT_MS, reset,\n"
 		"disconnect, connect, storm COUNT DOWN_MS UP_MS, quit, help.\n\n"
 		"  -s SOCKET  the emulator's control socket (default %s)\n\n"
 		"See chestboard-emu-ctl(1) and chestboard-emu(8).\n", NB_EMU_SOCKET);

@@ -78,6 +78,8 @@ struct emu_opts {
 	int verbose;
 	int follow;
 	const char *body_id;
+	const char *product_name;	/* the product string */
+	int bulk_packet;		/* the bulk endpoints' wMaxPacketSize */
 };
 
 /*
@@ -140,9 +142,11 @@ struct emu_boards {
 	struct nb_calibration cal;		/* what the preferences hold */
 	struct naobody_board hs[NB_BOARDS];	/* handshake answers */
 	uint64_t started;			/* bit i: board i was started */
+	uint64_t down;				/* bit i: board i is off the bus */
 	uint8_t prefs[NB_PREFS_SIZE];
 	char id[NAOBODY_CHEST_ID_SLOTS][NAOBODY_CHEST_ID_LEN + 1];
 	uint8_t chest_led_op;		/* last chest mode op */
+	bool bootloader;		/* the boot loader answers chest mode queries */
 };
 
 struct emu_misb {
@@ -267,6 +271,7 @@ int body_touch(struct emu_body *b, unsigned int bit, uint64_t start, uint32_t n)
 int boards_init(struct emu_boards *bd, const struct emu_opts *o);
 void boards_standing_body(const struct emu_boards *bd, struct naobody_sensors *s);
 void boards_set_version(struct emu_boards *bd, int board, unsigned int v);
+void boards_set_down(struct emu_boards *bd, int board, bool down);
 
 /* misbehave.c */
 int misb_pick(struct emu *e);

@@ -201,6 +201,11 @@ static void setup(struct emu *e, const struct usb_ctrlrequest *s)
 		if (!in)
 			goto bad;
 		e->st.version_requests++;
+		/* no_version: a board that does not start again (while it has cycles left) */
+		if (e->misb.left[NB_EMU_MISB_NO_VERSION]) {
+			e->st.stalls++;
+			goto bad;
+		}
 		buf[0] = e->opt.version >> 24;
 		buf[1] = e->opt.version >> 16;
 		buf[2] = e->opt.version >> 8;

@@ -133,7 +133,8 @@ void exchange_fill(struct emu *e, struct nb_frame_builder *b, size_t reserve)
 	for (i = 0; i < NB_BOARDS; i++) {
 		const struct nb_board_desc *d = nb_board(i);
 
-		if (!(e->boards.started & (1ULL << i)) && !e->opt.all_boards)
+		if ((!(e->boards.started & (1ULL << i)) && !e->opt.all_boards) ||
+		    (e->boards.down & (1ULL << i)))
 			continue;
 		put_msg(e, b, data_type[d->kind], (uint8_t)i, reserve);
 	}
@@ -187,10 +188,13 @@ static void decode(struct emu *e, const struct nb_frame *f,
 			break;
 		case NB_MSG_HANDSHAKE_REQ:
 			rec->handshake |= 1ULL << info.board;
-			pend(e, NB_MSG_HANDSHAKE, info.board, 0, 0);
+			if (!(e->boards.down & (1ULL << info.board)))
+				pend(e, NB_MSG_HANDSHAKE, info.board, 0, 0);
 			break;
 		case NB_MSG_START:
 			rec->start |= 1ULL << info.board;
+			if (e->boards.down & (1ULL << info.board))
+				break;
 			e->boards.started |= 1ULL << info.board;
 			pend(e, NB_MSG_ACK, info.board, 0, 0);
 			break;
@@ -212,7 +216,9 @@ static void decode(struct emu *e, const struct nb_frame *f,
 		case NB_MSG_PREF_READ:
 			rec->requests |= NB_REQ_PREF;
 			rec->pref_piece = info.piece;
-			pend(e, NB_MSG_PREF_PIECE, NB_NO_BOARD, 0, info.piece);
+			/* no_prefs: a board slow to serve its block (while it has cycles left) */
+			if (!e->misb.left[NB_EMU_MISB_NO_PREFS])
+				pend(e, NB_MSG_PREF_PIECE, NB_NO_BOARD, 0, info.piece);
 			break;
 		case NB_MSG_ID_READ:
 			rec->requests |= NB_REQ_ID;
@@ -223,8 +229,9 @@ static void decode(struct emu *e, const struct nb_frame *f,
 			rec->requests |= NB_REQ_CHEST_MODE;
 			rec->chest_mode = info.value;
 			e->boards.chest_led_op = info.value;
-			/* not in the boot loader; every other op succeeds */
-			pend(e, NB_MSG_CHEST_MODE, NB_NO_BOARD, 0, 0);
+			/* the query: 1 in the boot loader; every other op succeeds */
+			pend(e, NB_MSG_CHEST_MODE, NB_NO_BOARD,
+			     info.value == NAOBODY_CHEST_QUERY_BOOTLOADER && e->boards.bootloader, 0);
 			break;
 		case NB_MSG_HARAKIRI:
 			rec->requests |= NB_REQ_HARAKIRI;

@@ -38,6 +38,10 @@ static const char usage[] =
 "      --chest-version HEX the 4 bytes request 0x02 answers (default 0x00020029)\n"
 "      --board-version N   the motor boards' configuration version (default 10)\n"
 "      --body-id STRING    id string slot 3 and the preferences' body id\n"
+"      --product-string S  the USB product string (default \"Arm9 v3.3\", the\n"
+"                          real board's)\n"
+"      --bulk-packet N     the bulk endpoints' wMaxPacketSize in the descriptors\n"
+"                          (default 64, the real board's; for a host's checks)\n"
 "      --ack-wait MS       how long a 0x14 waits for its frame (default 20)\n"
 "      --in-size BYTES     what the host reads per answer (default 512)\n"
 "      --record N          command frames kept for 'frames' (default 8192)\n"
@@ -46,6 +50,9 @@ static const char usage[] =
 "      --iso               also describe the real board's unused isochronous\n"
 "                          endpoints (not on dummy_hcd: it has none)\n"
 "      --ready-fd FD       write \"ready\\n\" to FD once the host configured it\n"
+"      --misbehave NAME:CYCLES[:ARG]\n"
+"                          misbehave from the first frame on, for CYCLES\n"
+"                          frames (-1: until 'misbehave off'); repeatable\n"
 "  -v, --verbose           say more (repeat for events and requests)\n"
 "  -q, --quiet             print nothing but fatal errors\n"
 "  -h, --help              this help\n"
@@ -53,10 +60,10 @@ static const char usage[] =
 "\n"
 "Control: one request per line on the socket, e.g. with socat:\n"
 "  echo 'set gyroscope 2 300' | socat - UNIX-CONNECT:" NB_EMU_SOCKET "\n"
-"Requests: hello status stats set get wave touch drain follow version id\n"
+"Requests: hello status stats set get wave touch drain follow version bootloader id\n"
 "misbehave frames raw wait reset disconnect connect storm quit help.\n"
 "Misbehaviours: bad_crc bad_table msgs256 overlong short no_zlp stall_in\n"
-"stall_out stall_ack nak silence wrong_ack disconnect.\n"
+"stall_out stall_ack nak silence wrong_ack disconnect no_prefs no_version.\n"
 "See chestboard-emu(8) and Documentation/chestboard-emu.rst.\n";
 
 static struct emu emu;
@@ -165,6 +172,17 @@ static int add(struct emu *e, int fd, uint32_t events, uint64_t tag)
 	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+/* A number in lo..hi at the start of s; *rest is what follows it. */
+static int strtol_part(const char *s, long lo, long hi, long *v, const char **rest)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 0);
+	*rest = end;
+	return errno || end == s || *v < lo || *v > hi ? -1 : 0;
+}
+
 static int number(const char *s, long lo, long hi, long *v)
 {
 	char *end;
@@ -176,7 +194,30 @@ static int number(const char *s, long lo, long hi, long *v)
 
 enum { O_CHEST_VERSION = 256, O_BOARD_VERSION, O_BODY_ID, O_ACK_WAIT,
        O_IN_SIZE, O_RECORD, O_ALL_BOARDS, O_NO_FOLLOW, O_ISO, O_READY_FD,
-       O_VERSION };
+       O_MISBEHAVE, O_PRODUCT_STRING, O_BULK_PACKET, O_VERSION };
+
+/* --misbehave NAME:CYCLES[:ARG], as the control socket's misbehave request. */
+static int misbehave_option(struct emu *e, const char *arg)
+{
+	char name[32], *colon;
+	long cycles, a = 0;
+	int m;
+
+	snprintf(name, sizeof(name), "%s", arg);
+	colon = strchr(name, ':');
+	if (!colon)
+		return -1;
+	*colon = '\0';
+	m = nb_emu_misb_find(name);
+	arg = strchr(arg, ':') + 1;
+	if (m <= 0 || strtol_part(arg, -1, 1 << 30, &cycles, &arg))
+		return -1;
+	if (*arg == ':' && strtol_part(arg + 1, 0, 1 << 30, &a, &arg))
+		return -1;
+	if (*arg)
+		return -1;
+	return misb_set(e, (unsigned int)m, (int)cycles, (int)a) ? -1 : 0;
+}
 
 static int options(struct emu *e, int argc, char **argv)
 {
@@ -195,6 +236,9 @@ static int options(struct emu *e, int argc, char **argv)
 		{ "no-follow", no_argument, NULL, O_NO_FOLLOW },
 		{ "iso", no_argument, NULL, O_ISO },
 		{ "ready-fd", required_argument, NULL, O_READY_FD },
+		{ "misbehave", required_argument, NULL, O_MISBEHAVE },
+		{ "product-string", required_argument, NULL, O_PRODUCT_STRING },
+		{ "bulk-packet", required_argument, NULL, O_BULK_PACKET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -212,6 +256,7 @@ static int options(struct emu *e, int argc, char **argv)
 		.in_size = NB_IN_FRAME_MAX, .record = 8192,
 		.board_version = 10, .ready_fd = -1, .follow = 1,
 		.body_id = "P0000073A07SEMU00042",
+		.product_name = "Arm9 v3.3", .bulk_packet = EMU_PACKET,
 	};
 	while ((c = getopt_long(argc, argv, "s:u:n:p:vqh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -274,6 +319,20 @@ static int options(struct emu *e, int argc, char **argv)
 			if (number(optarg, 0, 1 << 20, &v))
 				bad = "--ready-fd: a file descriptor";
 			o->ready_fd = (int)v;
+			break;
+		case O_PRODUCT_STRING:
+			if (strlen(optarg) > 126)
+				bad = "--product-string: 126 characters at most";
+			o->product_name = optarg;
+			break;
+		case O_BULK_PACKET:
+			if (number(optarg, 8, 64, &v) || (v & (v - 1)))
+				bad = "--bulk-packet: 8, 16, 32 or 64 (full speed)";
+			o->bulk_packet = (int)v;
+			break;
+		case O_MISBEHAVE:
+			if (misbehave_option(e, optarg))
+				bad = "--misbehave: NAME:CYCLES[:ARG], e.g. bad_crc:20";
 			break;
 		case 'v':
 			o->verbose++;

@@ -18,8 +18,10 @@
  *   no_zlp     the answer padded to a multiple of 64 bytes with one
  *              unknown message, and sent without its zero-length packet
  *
- * The others (stalls, nak, silence, wrong_ack, disconnect) act in
- * exchange.c and ep0.c.
+ * The others (stalls, nak, silence, wrong_ack, disconnect, no_prefs,
+ * no_version) act in exchange.c and ep0.c. no_prefs leaves preference
+ * requests unanswered, and no_version stalls the 0x02 version request, for
+ * as long as they have cycles left, whatever else acts.
  */
 #include <errno.h>
 #include <stdio.h>

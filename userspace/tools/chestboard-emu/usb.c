@@ -100,9 +100,9 @@ int usb_setup(struct emu *e)
 		.product = e->opt.product,
 		.bcd_device = 0x0100,
 		.manufacturer = "naobody",
-		.product_name = "NAO6 chest board (emulated)",
+		.product_name = e->opt.product_name,
 		.serial = "0",
-		.bulk_packet = EMU_PACKET,
+		.bulk_packet = (uint16_t)e->opt.bulk_packet,
 		.iso = (uint8_t)e->opt.iso,
 	};
 	int err;

@@ -54,6 +54,11 @@ static volatile sig_atomic_t stop;
 static uint8_t adc[3] = { 121, 3, 120 };	/* about 9.6 V */
 static uint8_t status;
 static uint8_t checksum;
+static unsigned int pace_baud;	/* 0: bytes go out as fast as the pty takes them */
+
+/* The firmware's waits (brbrain.c): 100.16 Hz ticks. */
+#define RX_DYNAMIXEL_TIMEOUT_MS	100	/* RX_DYNAMIXEL_TIMEOUT_TICKS 10 */
+#define DYNAMIXEL_BAUD		1000000
 
 static void on_signal(int sig)
 {
@@ -66,6 +71,49 @@ static void sleep_ms(int ms)
 
 	nanosleep(&ts, NULL);
 }
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	if (us > 0)
+		nanosleep(&ts, NULL);
+}
+
+/* 8N1: ten bits a byte at baud. */
+static long byte_time_us(size_t n, unsigned int baud)
+{
+	return baud ? (long)(n * 10 * 1000000ULL / baud) : 0;
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * --pace: when the n bytes just moved would have finished on the wire, one
+ * clock per direction. Sleeping only once ahead by half a millisecond keeps
+ * the average right without a sleep's overhead per byte.
+ */
+static void pace(int64_t *wire_at, size_t n)
+{
+	int64_t now;
+
+	if (!pace_baud)
+		return;
+	now = now_us();
+	if (*wire_at < now)
+		*wire_at = now;
+	*wire_at += byte_time_us(n, pace_baud);
+	if (*wire_at - now > 500)
+		sleep_us((long)(*wire_at - now));
+}
+
+static int64_t rx_wire_at, tx_wire_at;
 
 static int64_t now_ms(void)
 {
@@ -95,8 +143,11 @@ static int rx(int ms)
 		}
 		if (p.revents & POLLIN) {
 			r = read(mfd, &b, 1);
-			if (r == 1)
+			if (r == 1) {
+				/* at --pace, a byte from the host takes its time too */
+				pace(&rx_wire_at, 1);
 				return b;
+			}
 		}
 		/* The slave side is closed (no tool attached): wait. */
 		if (ms >= 0 && now_ms() >= deadline)
@@ -124,6 +175,13 @@ static void tx(const uint8_t *p, size_t n)
 	}
 }
 
+/* What the CM-5 sends to the host, at --pace baud if given. */
+static void tx_paced(const uint8_t *p, size_t n)
+{
+	tx(p, n);
+	pace(&tx_wire_at, n);
+}
+
 static void flush_input(void)
 {
 	while (rx(0) >= 0)
@@ -139,7 +197,7 @@ static void send_status(void)
 	for (i = 0; i < 6; i++)
 		sum += b[i];
 	b[6] = (uint8_t)~sum;
-	tx(b, 7);
+	tx_paced(b, 7);
 	if (verbose)
 		fprintf(stderr, "cm5-emu: STATUS 0x%02x\n", status);
 }
@@ -290,12 +348,31 @@ static void handle_read_data(void)
 		}
 		return;
 	}
+	/*
+	 * The firmware streams DATA servo by servo: the instruction byte
+	 * first, then each servo's bytes as its READ comes back, 0xFF after
+	 * a silent servo's 100 ms timeout. With --pace, each servo's
+	 * transaction on the 1 Mbps bus (READ of 8 bytes, its return delay,
+	 * the 6 + n byte reply) and every byte to the host at --pace baud
+	 * take their time.
+	 */
 	out[n++] = N_ROBOT_CM5_DATA;
+	tx_paced(out, n);
 	for (k = 0; k < fmt[0].n; k++) {
+		size_t from = n;
+
 		s = &servo[fmt[0].id[k]];
-		if (!s->present)
+		if (!fmt[0].num[k])
+			continue;
+		if (!s->present) {
 			status |= S_DYNAMIXEL_TIMEOUT |
 				  S_INVALID_DYNAMIXEL_RESPONSE;
+			sleep_ms(RX_DYNAMIXEL_TIMEOUT_MS);
+		} else if (pace_baud) {
+			sleep_us(byte_time_us(8 + 6 + fmt[0].num[k],
+					      DYNAMIXEL_BAUD) +
+				 2L * s->reg[5]);
+		}
 		/* present position follows the goal */
 		if (s->present && s->model == N_ROBOT_CM5_MODEL_AX12) {
 			s->reg[36] = s->reg[30];
@@ -304,16 +381,18 @@ static void handle_read_data(void)
 		for (a = fmt[0].start[k]; a < fmt[0].start[k] + fmt[0].num[k];
 		     a++)
 			out[n++] = s->present ? s->reg[a] : 0xFF;
+		tx_paced(out + from, n - from);
 	}
+	i = n;
 	out[n++] = status;
 	out[n++] = 0;
 	out[n++] = adc[0];
 	out[n++] = adc[1];
 	out[n++] = adc[2];
-	for (i = 0; i < n; i++)
-		sum += out[i];
+	for (k = 0; k < n; k++)
+		sum += out[k];
 	out[n++] = (uint8_t)~sum;
-	tx(out, n);
+	tx_paced(out + i, n - i);
 }
 
 static void handle_write_data(void)
@@ -450,6 +529,8 @@ static void usage(FILE *f)
 		"  -d, --drop-every N      ignore every Nth request (line loss)\n"
 		"  -b, --bootloader        be the bootloader instead (cm5ctl flash)\n"
 		"  -B, --button-ms MS      bootloader: START/MODE pressed after (1500)\n"
+		"  -p, --pace BAUD         send to the host at BAUD (8N1), and give each\n"
+		"                          servo's bus transaction its time (make bench)\n"
 		"  -v, --verbose           log each packet on stderr\n"
 		"  -h, --help              this help\n");
 }
@@ -463,6 +544,7 @@ int main(int argc, char **argv)
 		{ "drop-every", required_argument, NULL, 'd' },
 		{ "bootloader", no_argument, NULL, 'b' },
 		{ "button-ms", required_argument, NULL, 'B' },
+		{ "pace", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -473,7 +555,7 @@ int main(int argc, char **argv)
 	int c, id, model;
 	char *colon;
 
-	while ((c = getopt_long(argc, argv, "s:l:f:d:bB:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:l:f:d:bB:p:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			id = atoi(optarg);
@@ -507,6 +589,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			button_ms = atoi(optarg);
+			break;
+		case 'p':
+			pace_baud = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
 		case 'v':
 			verbose = true;

@@ -9,15 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cm5/cm5.h>
-
-#define EXIT_USAGE	2
-#define EXIT_STATUS	3	/* the CM-5 answered with an error status */
+#include "cm5ctl.h"
 
 static const char *device;
 static enum nr_link_mode mode = NR_LINK_AUTO;
 static int timeout_ms = CM5_TIMEOUT_MS;
-static bool raw_units;
+bool raw_units;
+long loop_count;
 static int step_ms = 1000;
 static uint8_t models[256];
 
@@ -34,7 +32,16 @@ static void usage(FILE *f)
 		"  write ID:REG=V[,V...]... write registers from REG on each ID\n"
 		"  regs [ax12|axs1]         print a register table (no device)\n"
 		"  flash FILE               flash firmware through the bootloader\n"
-		"  stats                    the link's counters\n\n"
+		"  stats                    the link's counters (kept while attached)\n"
+		"  attach                   hold the line discipline attached, so\n"
+		"                           counters and formats last, until Ctrl-C\n"
+		"  servos [FROM[-TO]]       which servos answer, cleanly or not (0-31)\n"
+		"  loop SPEC...             set the formats once, then write (ID:REG=V)\n"
+		"                           and read (ID:REG[:N]) continuously, printing\n"
+		"                           the rate and values, until Ctrl-C or --count\n"
+		"  pose save FILE ID...     record the servos' present positions\n"
+		"  pose play FILE[@S]...    play poses in turn, S seconds each (1),\n"
+		"                           every servo timed to arrive together\n\n"
 		"Options:\n"
 		"  -d, --device PATH   the CM-5's serial port ($CM5_DEVICE, /dev/ttyUSB0)\n"
 		"  -L, --ldisc MODE    auto (default), yes (the n_robot line\n"
@@ -43,13 +50,14 @@ static void usage(FILE *f)
 		"  -m, --model ID=M    Dynamixel ID is model M (ax12, axs1, other)\n"
 		"  -r, --raw           raw register counts, not natural units\n"
 		"  -S, --step-ms MS    pause between flashing stages (1000)\n"
+		"  -n, --count N       loop: stop after N cycles (0: until Ctrl-C)\n"
 		"  -h, --help          this help\n\n"
 		"Registers are named as in 'cm5ctl regs' (goal_position...) or given\n"
 		"by address. Exit status: 0 ok, 1 error, 2 usage, 3 the CM-5 reported\n"
 		"an error.\n");
 }
 
-static void explain(const char *what, int err)
+void explain(const char *what, int err)
 {
 	const char *hint = "";
 
@@ -75,10 +83,19 @@ static void explain(const char *what, int err)
 		hint = " (value out of the register's range, or read-only: see 'cm5ctl regs')";
 		break;
 	case EMSGSIZE:
-		hint = " (over the firmware's 128-byte receive buffer: write fewer registers)";
+		hint = " (over the 130 bytes a WRITE_DATA may take: write fewer registers)";
+		break;
+	case ESTALE:
+		hint = " (the CM-5 did not answer the format cleanly, so it is unknown: set it again)";
 		break;
 	case EIO:
 		hint = " (the link went away)";
+		break;
+	case EPROTOTYPE:
+		hint = " (that n_robot device is another robot's: see its compatible in the device tree)";
+		break;
+	case ENOTTY:
+		hint = " (an n_robot device node frames in the kernel: leave out --ldisc=no)";
 		break;
 	}
 	fprintf(stderr, "cm5ctl: %s: %s%s\n", what, strerror(-err), hint);
@@ -111,7 +128,7 @@ static int open_cm5(struct cm5 *c)
 }
 
 /* Report a status word; 0 if it says ok. */
-static int report(const char *what, int st)
+int report(const char *what, int st)
 {
 	char buf[160];
 
@@ -194,7 +211,7 @@ static int cmd_status(struct cm5 *c)
 }
 
 /* "ID:REG[:N]" or "ID:REG=V,V": fill e, return the text after '=' or "". */
-static const char *parse_spec(struct cm5 *c, char *spec,
+const char *parse_spec(struct cm5 *c, char *spec,
 			      struct cm5_fmt_entry *e)
 {
 	char *p = spec, *reg, *end, *values = NULL;
@@ -259,7 +276,10 @@ static int cmd_read(struct cm5 *c, int argc, char **argv)
 		const struct cm5_reg *r = c->fmt[0].e[i].start;
 
 		for (j = 0; j < c->fmt[0].e[i].nregs; j++, k++) {
-			if (raw_units)
+			if (cm5_read_missing(c, k))
+				printf("%u %s missing\n", c->fmt[0].e[i].id,
+				       r[j].name);
+			else if (raw_units)
 				printf("%u %s %d\n", c->fmt[0].e[i].id,
 				       r[j].name, raw[k]);
 			else
@@ -410,16 +430,22 @@ static int cmd_stats(struct cm5 *c)
 		explain("stats", err);
 		return 1;
 	}
-	printf("link: %s\n", c->link.ldisc ? "n_robot line discipline" :
-	       "userspace framing");
+	printf("link: %s\n", c->link.serdev ? "n_robot serdev device" :
+	       c->link.ldisc ? "n_robot line discipline" : "userspace framing");
+	printf("counters: %s\n", c->link.shared ?
+	       "since the line discipline was attached" : "this run only");
 	printf("rx_frames %llu\nrx_checksum_errors %llu\nrx_resyncs %llu\n"
-	       "rx_overruns %llu\nrx_dropped_bytes %llu\ncm5_unsolicited %llu\n",
+	       "rx_overruns %llu\nrx_dropped_bytes %llu\ncm5_unsolicited %llu\n"
+	       "cm5_formats_lost %llu\ntx_frames %llu\ntx_rejected %llu\n",
 	       (unsigned long long)s.rx_frames,
 	       (unsigned long long)s.rx_checksum_errors,
 	       (unsigned long long)s.rx_resyncs,
 	       (unsigned long long)s.rx_overruns,
 	       (unsigned long long)s.rx_dropped_bytes,
-	       (unsigned long long)s.cm5_unsolicited);
+	       (unsigned long long)s.cm5_unsolicited,
+	       (unsigned long long)s.cm5_formats_lost,
+	       (unsigned long long)s.tx_frames,
+	       (unsigned long long)s.tx_rejected);
 	return 0;
 }
 
@@ -432,6 +458,7 @@ int main(int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "step-ms", required_argument, NULL, 'S' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -443,7 +470,7 @@ int main(int argc, char **argv)
 	device = getenv("CM5_DEVICE");
 	if (!device)
 		device = "/dev/ttyUSB0";
-	while ((o = getopt_long(argc, argv, "+d:L:t:m:rS:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+d:L:t:m:rS:n:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd':
 			device = optarg;
@@ -477,6 +504,9 @@ int main(int argc, char **argv)
 		case 'S':
 			step_ms = atoi(optarg);
 			break;
+		case 'n':
+			loop_count = atol(optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -497,7 +527,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "flash"))
 		return cmd_flash(argc, argv);
 	if (strcmp(cmd, "ping") && strcmp(cmd, "scan") && strcmp(cmd, "status") &&
-	    strcmp(cmd, "read") && strcmp(cmd, "write") && strcmp(cmd, "stats")) {
+	    strcmp(cmd, "read") && strcmp(cmd, "write") && strcmp(cmd, "stats") &&
+	    strcmp(cmd, "attach") && strcmp(cmd, "servos") &&
+	    strcmp(cmd, "loop") && strcmp(cmd, "pose")) {
 		fprintf(stderr, "cm5ctl: unknown command '%s' (see --help)\n", cmd);
 		return EXIT_USAGE;
 	}
@@ -513,6 +545,14 @@ int main(int argc, char **argv)
 		ret = cmd_read(&c, argc, argv);
 	else if (!strcmp(cmd, "write"))
 		ret = cmd_write(&c, argc, argv);
+	else if (!strcmp(cmd, "attach"))
+		ret = cmd_attach(&c);
+	else if (!strcmp(cmd, "servos"))
+		ret = cmd_servos(&c, argc, argv);
+	else if (!strcmp(cmd, "loop"))
+		ret = cmd_loop(&c, argc, argv);
+	else if (!strcmp(cmd, "pose"))
+		ret = cmd_pose(&c, argc, argv);
 	else
 		ret = cmd_stats(&c);
 	cm5_close(&c);

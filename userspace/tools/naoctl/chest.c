@@ -4,6 +4,7 @@
  * state, harakiri. Their options are those of Aldebaran's chest-version,
  * chest-mode and chest-harakiri, which naoctl also answers to by name.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,9 +67,25 @@ static const struct {
 	{ 'u', NAOBODY_CHEST_LED_UNUSABLE, "LED state: unusable" },
 	{ 'm', NAOBODY_CHEST_LED_MANUAL, "LED state: manual" },
 	{ 'r', NAOBODY_CHEST_LED_WATCHDOG_RESET, "reset the LED watchdog timer" },
-	{ 'o', NAOBODY_CHEST_CYCLE_MOTOR_POWER, "switch the motors off and on (NOT safe on a running robot)" },
-	{ 'p', NAOBODY_CHEST_CYCLE_HEAD_POWER, "switch the head off and on (NOT safe on a running robot)" },
+	{ 'o', NAOBODY_CHEST_CYCLE_MOTOR_POWER, "switch the motors off and on (NOT safe on a running robot; provisional)" },
+	{ 'p', NAOBODY_CHEST_CYCLE_HEAD_POWER, "switch the head off and on (NOT safe on a running robot; provisional)" },
 };
+
+/*
+ * The driver refuses the requests that change power while their encoding
+ * is provisional: say so, and how to allow them.
+ */
+static int power_fail(const char *what, int err)
+{
+	if (err != -EOPNOTSUPP)
+		return naoctl_fail(what, err);
+	fprintf(stderr,
+		"%s: %s: refused: the encoding of this request is provisional (not checked on a\n"
+		"robot). Once it is checked on this robot, allow it with\n"
+		"  echo Y > /sys/module/naobody/parameters/provisional_power_requests\n"
+		"(or the naobody.ko option provisional_power_requests=1).\n", naoctl_prog, what);
+	return 1;
+}
 
 int mode_main(int argc, char **argv)
 {
@@ -86,7 +103,8 @@ int mode_main(int argc, char **argv)
 			printf("Usage: %s [-b|-s|-t|-f|-u|-m|-r|-o|-p]\n\n", naoctl_prog);
 			for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 				printf("  -%c  %s\n", modes[i].opt, modes[i].what);
-			printf("\nAll but -b need CAP_SYS_ADMIN.\n");
+			printf("\nAll but -b need CAP_SYS_ADMIN. -o and -p are provisional: naobody.ko\n"
+			       "refuses them unless provisional_power_requests is set.\n");
 			return c == 'h' ? 0 : 2;
 		}
 		op = modes[i].op;
@@ -99,7 +117,7 @@ int mode_main(int argc, char **argv)
 	err = nb_chest_mode(d, op, &result);
 	nb_close(d);
 	if (err)
-		return naoctl_fail("mode", err);
+		return power_fail("mode", err);
 	if (op == NAOBODY_CHEST_QUERY_BOOTLOADER)
 		printf("%s\n", result ? "boot loader" : "firmware");
 	return 0;
@@ -117,7 +135,10 @@ int harakiri_main(int argc, char **argv)
 			continue;
 		}
 		printf("Usage: %s [-r]\n\nPowers the robot off, or with -r resets it. Needs\n"
-		       "CAP_SYS_ADMIN. HULKs-OS runs it at the very end of shutdown.\n", naoctl_prog);
+		       "CAP_SYS_ADMIN. HULKs-OS runs it at the very end of shutdown.\n"
+		       "The request's encoding is provisional: naobody.ko refuses it\n"
+		       "(EOPNOTSUPP) unless its provisional_power_requests parameter is set.\n",
+		       naoctl_prog);
 		return c == 'h' ? 0 : 2;
 	}
 	d = naoctl_open(0);
@@ -126,6 +147,6 @@ int harakiri_main(int argc, char **argv)
 	err = nb_harakiri(d, op);
 	nb_close(d);
 	if (err)
-		return naoctl_fail("harakiri", err);
+		return power_fail("harakiri", err);
 	return 0;
 }

@@ -2,6 +2,7 @@
 /* naoctl dump: records as tab-separated lines, one per cycle, for scripts. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,56 @@ static void header(void)
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
 		for (int j = 0; j < NAOBODY_JOINTS; j++)
 			printf("\t%s.%s", nb_joint_name(j), groups[g]);
+	printf("\n");
+}
+
+/*
+ * --counts: the record's own fields, as the kernel published them, in the
+ * order of struct naobody_record. examples/ prints the same columns from
+ * the ring in other languages; their test compares them with this.
+ */
+static void counts_header(void)
+{
+	static const char *const groups[] = { "position", "current", "temperature",
+					      "status" };
+
+	printf("seq\tcycle\tout_submit_ns\tin_complete_ns\tflags\terrors\tboards_up");
+	printf("\tacc_x\tacc_y\tacc_z\tgyro_x\tgyro_y\tgyro_z\tangle_x\tangle_y");
+	printf("\tcharge\tbattery_status\tbattery_current\tbattery_temperature");
+	for (int i = 0; i < NAOBODY_FSRS; i++)
+		printf("\tfsr%d", i);
+	printf("\tsonar_left\tsonar_right\ttouch\tupdated");
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		for (int j = 0; j < NAOBODY_JOINTS; j++)
+			printf("\t%s.%s", nb_joint_name(j), groups[g]);
+	printf("\n");
+}
+
+static void counts_row(const struct naobody_record *r)
+{
+	const struct naobody_sensors *s = &r->sensors;
+
+	printf("%llu\t%llu\t%llu\t%llu\t0x%x\t0x%x\t0x%llx", (unsigned long long)r->seq,
+	       (unsigned long long)r->cycle, (unsigned long long)r->out_submit_ns,
+	       (unsigned long long)r->in_complete_ns, r->flags, r->errors,
+	       (unsigned long long)r->boards_up);
+	for (int i = 0; i < 3; i++)
+		printf("\t%d", s->accelerometer[i]);
+	for (int i = 0; i < 3; i++)
+		printf("\t%d", s->gyroscope[i]);
+	printf("\t%d\t%d\t%d\t%d\t%d\t%d", s->angles[0], s->angles[1], s->battery_charge,
+	       s->battery_status, s->battery_current, s->battery_temperature);
+	for (int i = 0; i < NAOBODY_FSRS; i++)
+		printf("\t%d", s->fsr[i]);
+	printf("\t%d\t%d\t0x%x\t0x%x", s->sonar[0], s->sonar[1], s->touch, s->updated);
+	for (int j = 0; j < NAOBODY_JOINTS; j++)
+		printf("\t%d", s->joint_position[j]);
+	for (int j = 0; j < NAOBODY_JOINTS; j++)
+		printf("\t%d", s->joint_current[j]);
+	for (int j = 0; j < NAOBODY_JOINTS; j++)
+		printf("\t%d", s->joint_temperature[j]);
+	for (int j = 0; j < NAOBODY_JOINTS; j++)
+		printf("\t%u", s->joint_status[j]);
 	printf("\n");
 }
 
@@ -62,10 +113,15 @@ int dump_main(int argc, char **argv)
 	struct naobody_record rec;
 	struct nb_device *d;
 	struct nb_sensors s;
+	bool counts = false;
 	long count = -1;
 	int c, ret, status = 0;
 
-	while ((c = getopt(argc, argv, "n:h")) != -1) {
+	while ((c = getopt(argc, argv, "cn:h")) != -1) {
+		if (c == 'c') {
+			counts = true;
+			continue;
+		}
 		if (c == 'n') {
 			count = atol(optarg);
 			if (count > 0)
@@ -74,9 +130,11 @@ int dump_main(int argc, char **argv)
 				naoctl_prog, optarg);
 			return 2;
 		}
-		printf("Usage: %s dump [-n COUNT]\n\n"
+		printf("Usage: %s dump [-c] [-n COUNT]\n\n"
 		       "Prints every cycle's record as one tab-separated line in LoLA's\n"
 		       "units, after a header line, until Ctrl-C or COUNT records.\n"
+		       "-c prints the record's counts instead, as the kernel published\n"
+		       "them, in the order of struct naobody_record.\n"
 		       "Records the ring overwrote before they were read are skipped;\n"
 		       "the cycle column shows the gap.\n", naoctl_prog);
 		return c == 'h' ? 0 : 2;
@@ -84,16 +142,23 @@ int dump_main(int argc, char **argv)
 	d = naoctl_open(0);
 	if (!d)
 		return 1;
-	header();
+	if (counts)
+		counts_header();
+	else
+		header();
 	while (count) {
 		ret = nb_next(d, &rec, 2000);
 		if (ret <= 0) {
 			status = naoctl_fail("dump", ret ? ret : -ETIMEDOUT);
 			break;
 		}
-		memset(&s, 0, sizeof(s));
-		nb_record_sensors(d, &rec, &s);
-		row(&rec, &s);
+		if (counts) {
+			counts_row(&rec);
+		} else {
+			memset(&s, 0, sizeof(s));
+			nb_record_sensors(d, &rec, &s);
+			row(&rec, &s);
+		}
 		if (count > 0)
 			count--;
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "naoctl.h"
+#include "capture_cmds.h"
 
 const char *naoctl_device;
 const char *naoctl_prog = "naoctl";
@@ -32,6 +33,9 @@ static const struct {
 	{ "id", id_main, "chest-version", "the chest board's id strings" },
 	{ "mode", mode_main, "chest-mode", "the chest board's mode and LED state" },
 	{ "harakiri", harakiri_main, "chest-harakiri", "power the robot off, or reset it" },
+	{ "replay", replay_main, NULL, "decode a chest board capture through the codec" },
+	{ "verify", verify_main, NULL, "check the provisional layout against a capture" },
+	{ "token", token_main, NULL, "naobodyd's REST API token (root only)" },
 };
 
 static void usage(FILE *f)
@@ -73,7 +77,7 @@ int naoctl_fail(const char *what, int err)
 		hint = "another program holds the controller role";
 		break;
 	case ENODATA:
-		hint = "the driver could not read it from the chest board at start-up";
+		hint = "the driver has not read it from the chest board (yet: see the calibration in naoctl status)";
 		break;
 	case ETIMEDOUT:
 		hint = "the chest board did not answer";

@@ -27,5 +27,6 @@ int prefs_main(int argc, char **argv);
 int id_main(int argc, char **argv);
 int mode_main(int argc, char **argv);
 int harakiri_main(int argc, char **argv);
+int token_main(int argc, char **argv);
 
 #endif

@@ -11,6 +11,16 @@ static const char *const stop_reasons[] = {
 	"unspecified", "tool", "api", "guard", "button",
 };
 
+/* naobody_info.calibration: whether the body may be stiffened. */
+static const char *const calibrations[] = {
+	[NAOBODY_CALIB_PENDING] = "pending: the preference block is being read",
+	[NAOBODY_CALIB_READ] = "read (preference block, CRC good)",
+	[NAOBODY_CALIB_RETRYING] = "retrying: a read of the preference block failed "
+				   "(see dmesg); don't stiffen the body yet",
+	[NAOBODY_CALIB_FAILED] = "FAILED: the preference block is unusable; "
+				 "the joints' zero positions are unknown",
+};
+
 /* /sys/class/naobody/<node>/<attr>, one line, or "" if unreadable. */
 static void sysfs_read(const char *node, const char *attr, char *buf, size_t len)
 {
@@ -30,6 +40,7 @@ static void sysfs_read(const char *node, const char *attr, char *buf, size_t len
 static const char *const counters[] = {
 	"cycles", "answers", "overruns", "crc_errors", "bad_tables", "bad_messages",
 	"timeouts", "stalls", "ack_mismatches", "io_errors", "skipped",
+	"calib_failures",
 };
 
 int status_main(int argc, char **argv)
@@ -70,9 +81,8 @@ int status_main(int argc, char **argv)
 	printf("controller    %s\n", info->flags & NAOBODY_INFO_CONTROLLED ? "held" : "none");
 	printf("start-up      %s\n", info->flags & NAOBODY_INFO_READY ? "done" :
 	       "running (preferences, id strings, handshake)");
-	printf("preferences   %s\n", info->flags & NAOBODY_INFO_PREFS_VALID ?
-	       "read, CRC good" : info->flags & NAOBODY_INFO_READY ?
-	       "not available (see dmesg)" : "not read yet");
+	printf("calibration   %s\n", info->calibration < sizeof(calibrations) /
+	       sizeof(calibrations[0]) ? calibrations[info->calibration] : "unknown");
 
 	n = nb_boards(d, boards, sizeof(boards) / sizeof(boards[0]));
 	if (n >= 0) {

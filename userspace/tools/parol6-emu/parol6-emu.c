@@ -5,20 +5,25 @@
  * 0xFF, a length it trusts, that many bytes, the end bytes 01 02 checked
  * last; a valid command gets one telemetry frame back. Length 0 wedges it,
  * as it wedges the firmware. The joints move as the firmware moves them
- * (jog at the commanded speed, go-to towards the target, idle still),
- * homing takes a while, and the E-stop can be pressed on cue.
+ * (jog at the commanded speed; go-to at the average of the commanded speed
+ * and the speed that closes the error in one cycle, which overshoots a
+ * target sent with a speed; idle still; every stepper capped at 50000
+ * microsteps/s), homing takes a while and Idle continues it, and the
+ * E-stop can be pressed on cue.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,22 +36,25 @@ static const int32_t hi[JOINTS] = { 14000, -1200, 92604, 7500, 6400, 64000 };
 
 static int mfd = -1;
 static volatile sig_atomic_t stop;
-static FILE *cmdlog;
+static FILE *cmdlog, *tlog;
 static bool verbose;
 static unsigned long estop_after, estop_release_after, mute_after;
 static unsigned long commands;
 static int home_ticks = 30;
+static int grip_object_at = -1;	/* an object between the jaws at this position */
 
 static struct {
 	double pos[JOINTS];
-	int32_t speed[JOINTS];
+	int32_t speed[JOINTS];	/* as the steppers run them now */
 	bool enabled, estop, homing, wedged;
 	uint8_t homed;		/* bit per joint, J1 = 0x80 */
 	int homing_left;
 	bool out1, out2;
 	uint8_t last_command;
-	int16_t grip_pos, grip_current;
-	uint8_t grip_status;
+	double grip_pos;
+	int16_t grip_current;
+	bool grip_activated, grip_calibrated, grip_moving, grip_error;
+	int grip_object;	/* 0 moving, 1 closing, 2 opening, 3 at position */
 	int64_t last_us;
 	uint16_t ticks;
 } arm;
@@ -64,15 +72,21 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+static bool rx_waited;	/* the last byte came while we waited for it */
+static bool pkt_waited;	/* ... the current packet's first byte did */
+
 static int rx(void)
 {
 	struct pollfd p = { .fd = mfd, .events = POLLIN };
 	struct timespec ts = { 0, 20000000 };
 	uint8_t b;
 
+	rx_waited = poll(&p, 1, 0) <= 0;
 	while (!stop) {
-		if (poll(&p, 1, 200) <= 0)
+		if (poll(&p, 1, 200) <= 0) {
+			rx_waited = true;
 			continue;
+		}
 		if ((p.revents & POLLIN) && read(mfd, &b, 1) == 1)
 			return b;
 		nanosleep(&ts, NULL);	/* no tool on the other side */
@@ -121,17 +135,126 @@ static double clampd(double v, double a, double b)
 	return v < a ? a : v > b ? b : v;
 }
 
-/* Unpack_data() and one control cycle. d is the payload after the length. */
+/*
+ * The SSG-48 gripper behind the board's CAN bus, as far as the telemetry
+ * shows it. Its status byte is packed the way the gripper's firmware packs
+ * it (Documentation/n_robot.rst, "Gripper object detection"): from the MSB
+ * activated, action, object-detection bit 0, object-detection bit 1,
+ * temperature error, timeout error, E-stop error, calibrated.
+ */
+static uint8_t gripper_status(void)
+{
+	return (arm.grip_activated ? 0x80 : 0) | (arm.grip_moving ? 0x40 : 0) |
+	       (arm.grip_object & 1 ? 0x20 : 0) |
+	       (arm.grip_object & 2 ? 0x10 : 0) |
+	       (arm.grip_error ? 0x04 : 0) | (arm.grip_calibrated ? 0x01 : 0);
+}
+
+static void gripper(const uint8_t *d)
+{
+	double want = (int16_t)(d[40] << 8 | d[41]);
+	double step = 1 + ((int16_t)(d[42] << 8 | d[43])) / 16.0;
+	bool closing;
+
+	arm.grip_activated = d[46] & 0x80;
+	if (d[47] == 1) {		/* calibrate: fully open, then there */
+		arm.grip_calibrated = true;
+		arm.grip_pos = 0;
+		arm.grip_object = 3;
+	} else if (d[47] == 2) {	/* clear error */
+		arm.grip_error = false;
+	}
+	want = clampd(want, 0, 255);
+	if (!arm.grip_activated || !arm.grip_calibrated || !(d[46] & 0x40) ||
+	    arm.grip_error) {
+		arm.grip_moving = false;
+		arm.grip_current = 0;
+		return;
+	}
+	closing = want > arm.grip_pos;	/* 255 is closed */
+	if (fabs(want - arm.grip_pos) <= step) {
+		arm.grip_pos = want;
+	} else {
+		arm.grip_pos += closing ? step : -step;
+	}
+	arm.grip_moving = arm.grip_pos != want;
+	arm.grip_object = arm.grip_moving ? 0 : 3;
+	if (grip_object_at >= 0 && closing && arm.grip_pos >= grip_object_at) {
+		arm.grip_pos = grip_object_at;
+		arm.grip_moving = false;
+		arm.grip_object = 1;
+	}
+	arm.grip_current = arm.grip_object == 1 ?
+			   (int16_t)(d[44] << 8 | d[45]) : arm.grip_moving ? 100 : 0;
+}
+
+/*
+ * The firmware's stepper rules, from the seed's command table
+ * (Documentation/n_robot.rst, "The PAROL6 arm"): every joint is an
+ * AccelStepper run at a constant speed between two packets, capped by
+ * setMaxSpeed(50000); the speed is set when a packet arrives, and the
+ * position the telemetry reports is where the stepper is at that moment.
+ */
+#define STEPPER_MAX_SPEED	50000.0	/* microsteps/s, every joint */
+#define CYCLE_S			0.01	/* the firmware's idea of one cycle */
+
+static double cap_speed(double v)
+{
+	return clampd(v, -STEPPER_MAX_SPEED, STEPPER_MAX_SPEED);
+}
+
+/* The steppers ran at their speeds since the last packet: dt seconds. */
+static void run_steppers(double dt)
+{
+	int j;
+
+	for (j = 0; j < JOINTS; j++) {
+		arm.pos[j] += arm.speed[j] * dt;
+		/* the hard stops: a joint pushed past them stays there */
+		if (arm.pos[j] < lo[j] - 1000.0 || arm.pos[j] > hi[j] + 1000.0) {
+			arm.pos[j] = clampd(arm.pos[j], lo[j] - 1000.0,
+					    hi[j] + 1000.0);
+			arm.speed[j] = 0;
+		}
+		if (arm.last_command == 123 &&
+		    (arm.pos[j] < lo[j] || arm.pos[j] > hi[j])) {
+			arm.pos[j] = clampd(arm.pos[j], lo[j], hi[j]);
+			arm.speed[j] = 0;
+		}
+	}
+}
+
+/*
+ * When this packet reached the board. The firmware handles each packet as
+ * it arrives; this process may have been descheduled while packets queued
+ * on the pty, and the steppers must not run on at the old speed for that
+ * time. Packets still queued behind this one came a cycle apart (the host
+ * sends one per cycle), so this one came that many cycles ago. And if it
+ * was waiting already when we looked, it came when the host's cycle says:
+ * a cycle after the one before, not when we got round to it.
+ */
+static int64_t arrival_us(void)
+{
+	int64_t t = now_us(), cycle = (int64_t)(CYCLE_S * 1e6);
+	int queued = 0;
+
+	if (ioctl(mfd, FIONREAD, &queued) == 0 && queued > 0)
+		t -= (int64_t)(queued / 56) * cycle;
+	if (!pkt_waited && arm.last_us && t > arm.last_us + cycle)
+		t = arm.last_us + cycle;
+	return t > arm.last_us ? t : arm.last_us;
+}
+
+/* Unpack_data() and the speeds it sets. d is the payload after the length. */
 static void execute(const uint8_t *d)
 {
-	int64_t t = now_us();
-	double dt = arm.last_us ? (t - arm.last_us) / 1e6 : 0.01;
+	int64_t t = arrival_us();
+	double dt = arm.last_us ? (t - arm.last_us) / 1e6 : 0;
 	int32_t target[JOINTS], speed[JOINTS];
 	uint8_t cmd = d[36];
 	int j;
 
-	if (dt > 0.05)
-		dt = 0.05;
+	run_steppers(dt);
 	arm.ticks = (uint16_t)((t - arm.last_us) * 90 / 128);
 	arm.last_us = t;
 	commands++;
@@ -154,10 +277,7 @@ static void execute(const uint8_t *d)
 	arm.last_command = cmd;
 	arm.out1 = d[38] & 0x20;
 	arm.out2 = d[38] & 0x10;
-	arm.grip_pos = (int16_t)(d[40] << 8 | d[41]);
-	arm.grip_current = (int16_t)(d[44] << 8 | d[45]);
-	arm.grip_status = (d[46] & 0x80 ? 0x80 : 0) | 0x30 |
-			  (d[47] == 1 ? 0x01 : arm.grip_status & 0x01);
+	gripper(d);
 	switch (cmd) {
 	case 101:
 		if (!arm.estop)
@@ -181,31 +301,25 @@ static void execute(const uint8_t *d)
 		break;
 	}
 	for (j = 0; j < JOINTS; j++) {
-		double v = 0, err;
+		double v = 0;
 
 		if (arm.enabled && !arm.homing) {
-			if (cmd == 123) {
+			if (cmd == 123)
 				v = speed[j];
-			} else if (cmd == 156) {
+			else if (cmd == 156)
 				/* the average of the commanded speed and the
-				 * speed that closes the error in one cycle,
-				 * towards the target, never past it
+				 * speed that closes the error in one cycle:
+				 * nothing stops it at the target
 				 */
-				err = target[j] - arm.pos[j];
-				v = (abs(speed[j]) + fabs(err) / dt) / 2;
-				if (v * dt > fabs(err))
-					v = fabs(err) / dt;
-				if (err < 0)
-					v = -v;
-			}
+				v = (speed[j] + (target[j] - arm.pos[j]) /
+				     CYCLE_S) / 2;
 		}
-		arm.pos[j] = clampd(arm.pos[j] + v * dt, lo[j] - 1000.0,
-				    hi[j] + 1000.0);
-		if (cmd == 123 && (arm.pos[j] < lo[j] || arm.pos[j] > hi[j]))
-			arm.pos[j] = clampd(arm.pos[j], lo[j], hi[j]);
-		arm.speed[j] = (int32_t)v;
+		arm.speed[j] = (int32_t)cap_speed(v);
 	}
-	if (arm.homing && --arm.homing_left <= 0) {
+	/* Idle (and anything else) continues a homing; only a disabled
+	 * arm, or 101/103, stops it.
+	 */
+	if (arm.homing && arm.enabled && --arm.homing_left <= 0) {
 		arm.homing = false;
 		arm.homed = 0xFC;
 		for (j = 0; j < JOINTS; j++)
@@ -223,7 +337,7 @@ static void telemetry(void)
 	f[0] = f[1] = f[2] = 0xFF;
 	f[3] = 56;
 	for (j = 0; j < JOINTS; j++) {
-		put24(d + 3 * j, (int32_t)arm.pos[j]);
+		put24(d + 3 * j, (int32_t)lround(arm.pos[j]));
 		put24(d + 18 + 3 * j, arm.speed[j]);
 	}
 	d[36] = arm.homed | 0x03;
@@ -235,14 +349,25 @@ static void telemetry(void)
 	d[42] = 100;
 	d[43] = arm.last_command;
 	d[44] = 0;
-	put16(d + 45, arm.grip_pos);
+	put16(d + 45, (int32_t)arm.grip_pos);
 	put16(d + 47, 1);
 	put16(d + 49, arm.grip_current);
-	d[51] = arm.grip_status;
+	d[51] = gripper_status();
 	d[52] = 1;
 	d[53] = 0xD4;
 	d[54] = 0x01;
 	d[55] = 0x02;
+	if (tlog) {
+		fprintf(tlog, "%lu pos=", commands);
+		for (j = 0; j < JOINTS; j++)
+			fprintf(tlog, "%d%s", (int32_t)lround(arm.pos[j]), j < 5 ? "," : " speed=");
+		for (j = 0; j < JOINTS; j++)
+			fprintf(tlog, "%d%s", arm.speed[j], j < 5 ? "," : "");
+		fprintf(tlog, " homed=0x%02x grip=0x%02x gpos=%d out=%d,%d\n",
+			arm.homed, gripper_status(), (int)arm.grip_pos,
+			arm.out1, arm.out2);
+		fflush(tlog);
+	}
 	tx(f, sizeof(f));
 }
 
@@ -257,6 +382,8 @@ static void serve(void)
 		if (b < 0)
 			break;
 		if (len < 0) {
+			if (flags == 0)
+				pkt_waited = rx_waited;
 			if (flags < 3) {
 				flags = b == 0xFF ? flags + 1 : 0;
 				continue;
@@ -293,6 +420,9 @@ static void usage(FILE *f)
 		"terminal's path, then serves until SIGINT/SIGTERM.\n\n"
 		"  -l, --link PATH           also make PATH a symlink to the terminal\n"
 		"  -o, --log FILE            log every command received (for tests)\n"
+		"  -t, --telemetry-log FILE  log every telemetry frame sent: positions,\n"
+		"                            speeds (microsteps, /s), homed, gripper\n"
+		"  -g, --grip-object POS     an object stops the closing jaws at POS\n"
 		"  -e, --estop-after N       press the E-stop at the Nth command\n"
 		"  -r, --estop-release N     release it at the Nth command\n"
 		"  -m, --mute-after N        stop answering after N commands (link loss)\n"
@@ -306,6 +436,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "link", required_argument, NULL, 'l' },
 		{ "log", required_argument, NULL, 'o' },
+		{ "telemetry-log", required_argument, NULL, 't' },
+		{ "grip-object", required_argument, NULL, 'g' },
 		{ "estop-after", required_argument, NULL, 'e' },
 		{ "estop-release", required_argument, NULL, 'r' },
 		{ "mute-after", required_argument, NULL, 'm' },
@@ -314,11 +446,12 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct sched_param sp = { .sched_priority = 10 };
 	const char *link = NULL;
 	struct termios t;
 	int c, j;
 
-	while ((c = getopt_long(argc, argv, "l:o:e:r:m:H:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:o:t:g:e:r:m:H:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			link = optarg;
@@ -330,6 +463,17 @@ int main(int argc, char **argv)
 					optarg, strerror(errno));
 				return 1;
 			}
+			break;
+		case 't':
+			tlog = fopen(optarg, "w");
+			if (!tlog) {
+				fprintf(stderr, "parol6-emu: cannot write %s: %s\n",
+					optarg, strerror(errno));
+				return 1;
+			}
+			break;
+		case 'g':
+			grip_object_at = atoi(optarg);
 			break;
 		case 'e':
 			estop_after = strtoul(optarg, NULL, 10);
@@ -377,6 +521,10 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* The board answers within its cycle; as parolctl does, run
+	 * real-time if allowed so the machine's load stays out of the timing.
+	 */
+	sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
 	printf("%s\n", ptsname(mfd));
 	fflush(stdout);
 	serve();
@@ -384,5 +532,7 @@ int main(int argc, char **argv)
 		unlink(link);
 	if (cmdlog)
 		fclose(cmdlog);
+	if (tlog)
+		fclose(tlog);
 	return 0;
 }

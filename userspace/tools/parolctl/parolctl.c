@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <parol6/parol6.h>
@@ -27,6 +28,7 @@ static enum nr_link_mode mode = NR_LINK_AUTO;
 static bool dry_run;
 static double duration = 1.0;		/* jog, s */
 static double speed_dps = 10.0;		/* move, deg/s */
+static double accel_dps2 = 40.0;	/* move, deg/s^2 */
 static double timeout_s = 60.0;		/* home, move */
 static int link_timeout_ms = 200;
 
@@ -47,7 +49,17 @@ static void usage(FILE *f)
 		"  home                   home all joints, wait until homed\n"
 		"  jog JOINT DEG/S        jog joint 1-6 for --for seconds\n"
 		"  move J1 .. J6          go to these joint angles (degrees)\n"
-		"  live                   telemetry as it comes, until Ctrl-C\n\n"
+		"  live                   telemetry as it comes, until Ctrl-C\n"
+		"  gripper activate | calibrate | clear-error\n"
+		"  gripper move POS [SPEED [CURRENT]]\n"
+		"                         POS 0-255, SPEED 0-255 (100), CURRENT mA\n"
+		"                         (500); waits for its object detection\n"
+		"  out 1|2 on|off         set an output (it stays set)\n"
+		"  wait SECONDS           hold still (in a program)\n"
+		"  run FILE               a program: one command a line, '#'\n"
+		"                         comments; all checked before it starts\n"
+		"  attach                 hold the line discipline attached until\n"
+		"                         Ctrl-C or a hang-up, so other runs share it\n\n"
 		"Options:\n"
 		"  -d, --device PATH      the board ($PAROL6_DEVICE, /dev/ttyACM0)\n"
 		"  -L, --ldisc MODE       auto (default), yes (the n_robot line\n"
@@ -55,6 +67,7 @@ static void usage(FILE *f)
 		"  -n, --dry-run          print the frames in hex; open nothing\n"
 		"  -f, --for SECONDS      how long to jog (1)\n"
 		"  -s, --speed DEG/S      move speed (10)\n"
+		"  -a, --accel DEG/S2     move acceleration and braking (40)\n"
 		"  -T, --timeout SECONDS  give up home or move after (60)\n"
 		"  -l, --link-timeout MS  no telemetry for this long = link lost (200)\n"
 		"  -h, --help             this help\n\n"
@@ -97,6 +110,12 @@ static void explain(const char *what, int err)
 	case EIO:
 		hint = " (the link went away)";
 		break;
+	case EPROTOTYPE:
+		hint = " (that n_robot device is another robot's: see its compatible in the device tree)";
+		break;
+	case ENOTTY:
+		hint = " (an n_robot device node frames in the kernel: leave out --ldisc=no)";
+		break;
 	}
 	fprintf(stderr, "parolctl: %s: %s%s\n", what, strerror(-err), hint);
 }
@@ -136,11 +155,159 @@ struct job {
 	int joint;
 	int32_t jog_speed;
 	int32_t target[PAROL6_JOINTS];
-	int32_t move_speed[PAROL6_JOINTS];
+	struct parol6_move move;
+	bool planned;
+	double move_start;	/* s, CLOCK_MONOTONIC */
+	int aborting;		/* ticks spent ending a homing */
+	int value;		/* out: on or off */
+	int grip;		/* gripper: 'a'ctivate, 'm'ove, 'c'alibrate, 'x' clear */
+	int16_t grip_position, grip_speed, grip_current;
+	uint64_t rx0;		/* telemetry frames before the job's first */
 	int result;		/* EXIT_* for main */
 	int64_t start_ms;
 	bool live;
 };
+
+/* Idle continues a homing: end it as libparol6 says (parol6_abort_homing). */
+static int abort_homing(struct job *job, struct parol6_cmd *next)
+{
+	return parol6_abort_homing(++job->aborting, next);
+}
+
+/* Finer than nr_now_ms(): a millisecond is a tenth of a cycle. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int move_tick(struct job *job, const struct parol6_telemetry *t,
+		     struct parol6_cmd *next)
+{
+	char why[160];
+	double since;
+
+	if (!t)
+		return 0;		/* Idle until we know where we are */
+	if (!job->planned) {
+		if (parol6_plan_move(&job->move, t->position, job->target,
+				     speed_dps, accel_dps2)) {
+			fprintf(stderr, "parolctl: move: --speed and --accel must be positive\n");
+			job->result = EXIT_USAGE;
+			return 1;
+		}
+		if (parol6_check_plan(&job->move, speed_dps, timeout_s, why,
+				      sizeof(why))) {
+			fprintf(stderr, "parolctl: move: %s (--timeout): refused\n",
+				why);
+			job->result = EXIT_USAGE;
+			return 1;
+		}
+		job->planned = true;
+		job->move_start = now_s();
+	}
+	since = now_s() - job->move_start;
+	if (since >= job->move.duration && parol6_move_arrived(&job->move, t)) {
+		printf("move: there in %.2f s (every joint within %d steps, at rest)\n",
+		       since, PAROL6_ARRIVED_STEPS);
+		return 1;
+	}
+	next->command = PAROL6_GOTO;
+	parol6_move_setpoint(&job->move, since, 1.0 / PAROL6_HZ,
+			     next->position, next->speed);
+	return 0;
+}
+
+/*
+ * The gripper, through the board: its fields go out over CAN every cycle,
+ * a move when they change, a calibrate for mode 1, a clear error for
+ * mode 2. Done when its status byte says so.
+ */
+static int gripper_tick(struct job *job, const struct parol6_telemetry *t,
+			struct parol6_cmd *next)
+{
+	static const char *const object[4] = {
+		"moving", "object detected while closing",
+		"object detected while opening", "at position",
+	};
+
+	switch (job->grip) {
+	case 'a':
+		next->grip_command = PAROL6_GRIP_ACTIVATE;
+		if (job->ticks > 3 && ((t && t->grip_activated) || dry_run))
+			return 1;
+		break;
+	case 'c':
+	case 'x':
+		if (job->ticks <= 3)
+			next->grip_mode = job->grip == 'c' ? 1 : 2;
+		if (job->ticks > 3 && (dry_run || !t || job->grip == 'x' ||
+				       t->grip_calibrated))
+			return 1;
+		break;
+	case 'm':
+		/* only telemetry answering our move frames tells */
+		if (!job->rx0)
+			job->rx0 = job->p->received + 1;
+		next->grip_command = PAROL6_GRIP_ACTIVATE | PAROL6_GRIP_ACTION;
+		next->grip_position = job->grip_position;
+		next->grip_speed = job->grip_speed;
+		next->grip_current = job->grip_current;
+		if (dry_run && job->ticks > 3)
+			return 1;
+		if (job->p->received > job->rx0 + 3 && t && !t->grip_moving &&
+		    t->grip_object) {
+			printf("gripper: %s, position %d, %d mA\n",
+			       object[t->grip_object & 3], t->grip_position,
+			       t->grip_current);
+			return 1;
+		}
+		break;
+	}
+	return 0;
+}
+
+static int grip_arg(const char *s, int lo, int hi, int16_t *v)
+{
+	char *end;
+	long x = strtol(s, &end, 10);
+
+	if (end == s || *end || x < lo || x > hi)
+		return -1;
+	*v = (int16_t)x;
+	return 0;
+}
+
+static int parse_gripper(struct job *job, int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : "";
+
+	job->kind = 'g';
+	job->max_ticks = (int)(timeout_s * PAROL6_HZ);
+	if (!strcmp(sub, "activate") && argc == 2) {
+		job->grip = 'a';
+	} else if (!strcmp(sub, "calibrate") && argc == 2) {
+		job->grip = 'c';
+	} else if (!strcmp(sub, "clear-error") && argc == 2) {
+		job->grip = 'x';
+	} else if (!strcmp(sub, "move") && argc >= 3 && argc <= 5) {
+		job->grip = 'm';
+		job->grip_speed = 100;
+		job->grip_current = 500;
+		if (grip_arg(argv[2], 0, 255, &job->grip_position) ||
+		    (argc > 3 && grip_arg(argv[3], 0, 255, &job->grip_speed)) ||
+		    (argc > 4 && grip_arg(argv[4], 100, 1000, &job->grip_current))) {
+			fprintf(stderr, "parolctl: gripper move: POS 0-255 [SPEED 0-255 [CURRENT 100-1000 mA]]\n");
+			return EXIT_USAGE;
+		}
+	} else {
+		fprintf(stderr, "parolctl: gripper: activate, move POS [SPEED [CURRENT]], calibrate or clear-error\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
 
 static int tick(void *ctx, const struct parol6_telemetry *t,
 		struct parol6_cmd *next)
@@ -153,8 +320,16 @@ static int tick(void *ctx, const struct parol6_telemetry *t,
 	if (!job->start_ms)
 		job->start_ms = nr_now_ms();
 	job->ticks = (int)((nr_now_ms() - job->start_ms) * PAROL6_HZ / 1000) + 1;
+	if (job->kind == 'h' && (stop || job->aborting))
+		return abort_homing(job, next);
 	if (job->ticks > job->max_ticks) {
-		if (job->kind == 'h' || job->kind == 'm') {
+		if (job->kind == 'h') {
+			fprintf(stderr, "parolctl: gave up after %.0f s; ending the homing\n",
+				timeout_s);
+			job->result = 1;
+			return abort_homing(job, next);
+		}
+		if (job->kind == 'm') {
 			fprintf(stderr, "parolctl: gave up after %.0f s\n",
 				timeout_s);
 			job->result = 1;
@@ -196,9 +371,7 @@ static int tick(void *ctx, const struct parol6_telemetry *t,
 		}
 		break;
 	case 'j':
-		if (t && parol6_check_steps(job->joint,
-					    t->position[job->joint] +
-					    job->jog_speed / 50)) {
+		if (t && parol6_jog_at_limit(job->joint, t, job->jog_speed)) {
 			fprintf(stderr, "parolctl: J%d is at its limit: stopped\n",
 				job->joint + 1);
 			return 1;
@@ -207,16 +380,22 @@ static int tick(void *ctx, const struct parol6_telemetry *t,
 		next->speed[job->joint] = job->jog_speed;
 		break;
 	case 'm':
-		if (t) {
-			for (j = 0, done = 1; j < PAROL6_JOINTS; j++)
-				done &= abs(t->position[j] - job->target[j]) <= 2;
-			if (done)
-				return 1;
-		}
-		next->command = PAROL6_GOTO;
-		memcpy(next->position, job->target, sizeof(job->target));
-		memcpy(next->speed, job->move_speed, sizeof(job->move_speed));
+		return move_tick(job, t, next);
+	case 'o':
+		if (job->joint == 0)
+			next->out1 = job->value;
+		else
+			next->out2 = job->value;
+		if (job->ticks > 3 && t &&
+		    (job->joint == 0 ? t->out1 : t->out2) == job->value)
+			return 1;
+		if (dry_run && job->ticks > 3)
+			return 1;
 		break;
+	case 'g':
+		return gripper_tick(job, t, next);
+	case 'w':
+		break;			/* Idle until max_ticks */
 	default:			/* live */
 		if (t && job->ticks % 10 == 0) {
 			printf("\033[H\033[2J");
@@ -235,6 +414,265 @@ static int parse_joint(const char *s)
 	return j >= 1 && j <= PAROL6_JOINTS ? j - 1 : -1;
 }
 
+/*
+ * A command (argv[0]) and its arguments into a job: 0, or the exit status
+ * for a bad one. Everything is checked here, before anything is sent; the
+ * program runner checks a whole file this way before its first frame.
+ */
+static int parse_job(struct job *job, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	double deg[PAROL6_JOINTS];
+	char why[160];
+	int j;
+
+	job->max_ticks = 10 * PAROL6_HZ;
+	if (!strcmp(cmd, "status")) {
+		job->kind = 's';
+		job->max_ticks = 50;
+	} else if (!strcmp(cmd, "enable")) {
+		job->kind = 'e';
+	} else if (!strcmp(cmd, "disable")) {
+		job->kind = 'd';
+	} else if (!strcmp(cmd, "clear-error")) {
+		job->kind = 'c';
+	} else if (!strcmp(cmd, "home")) {
+		job->kind = 'h';
+		job->max_ticks = (int)(timeout_s * PAROL6_HZ);
+	} else if (!strcmp(cmd, "jog")) {
+		if (argc != 3 || (job->joint = parse_joint(argv[1])) < 0) {
+			fprintf(stderr, "parolctl: jog: expected JOINT (1-6) and DEG/S\n");
+			return EXIT_USAGE;
+		}
+		if (parol6_check_jog(job->joint, atof(argv[2]), &job->jog_speed,
+				     why, sizeof(why))) {
+			fprintf(stderr, "parolctl: jog: %s\n", why);
+			return EXIT_USAGE;
+		}
+		job->kind = 'j';
+		job->max_ticks = (int)(duration * PAROL6_HZ);
+	} else if (!strcmp(cmd, "move")) {
+		if (argc != 1 + PAROL6_JOINTS) {
+			fprintf(stderr, "parolctl: move: expected six angles in degrees\n");
+			return EXIT_USAGE;
+		}
+		for (j = 0; j < PAROL6_JOINTS; j++) {
+			char *end;
+
+			deg[j] = strtod(argv[1 + j], &end);
+			if (end == argv[1 + j] || *end) {
+				fprintf(stderr, "parolctl: move: '%s' is not a number\n",
+					argv[1 + j]);
+				return EXIT_USAGE;
+			}
+		}
+		if (parol6_check_move(deg, speed_dps, accel_dps2, job->target,
+				      why, sizeof(why))) {
+			fprintf(stderr, "parolctl: move: %s: refused\n",
+				why);
+			return EXIT_USAGE;
+		}
+		job->kind = 'm';
+		job->max_ticks = (int)(timeout_s * PAROL6_HZ);
+	} else if (!strcmp(cmd, "live")) {
+		job->kind = 0;
+		job->max_ticks = dry_run ? 10 : 0x7fffffff;
+	} else if (!strcmp(cmd, "gripper")) {
+		return parse_gripper(job, argc, argv);
+	} else if (!strcmp(cmd, "out")) {
+		if (argc != 3 || (strcmp(argv[1], "1") && strcmp(argv[1], "2")) ||
+		    (strcmp(argv[2], "on") && strcmp(argv[2], "off"))) {
+			fprintf(stderr, "parolctl: out: expected 1|2 and on|off\n");
+			return EXIT_USAGE;
+		}
+		job->kind = 'o';
+		job->joint = argv[1][0] - '1';
+		job->value = !strcmp(argv[2], "on");
+	} else if (!strcmp(cmd, "wait")) {
+		char *end;
+		double s = argc == 2 ? strtod(argv[1], &end) : -1;
+
+		if (argc != 2 || end == argv[1] || *end || !(s >= 0) || s > 3600) {
+			fprintf(stderr, "parolctl: wait: expected SECONDS (0..3600)\n");
+			return EXIT_USAGE;
+		}
+		job->kind = 'w';
+		job->max_ticks = (int)(s * PAROL6_HZ);
+	} else {
+		fprintf(stderr, "parolctl: unknown command '%s' (see --help)\n", cmd);
+		return EXIT_USAGE;
+	}
+	return 0;
+
+}
+
+static int open_link(struct parol6 *p)
+{
+	struct sigaction sa;
+	int err;
+
+	if (dry_run) {
+		parol6_open_dry(p);
+	} else {
+		err = parol6_open(p, device, mode);
+		if (err) {
+			char what[300];
+
+			snprintf(what, sizeof(what), "cannot open %s", device);
+			explain(what, err);
+			return 1;
+		}
+	}
+	p->dump = hexdump;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void close_link(struct parol6 *p)
+{
+	if (!dry_run)
+		nr_link_close(&p->link);
+}
+
+/* Run one job to its end; its exit status. */
+static int run_job(struct parol6 *p, struct job *job, const char *cmd)
+{
+	volatile sig_atomic_t never = 0;
+	int err;
+
+	job->p = p;
+	job->start_ms = 0;
+	job->rx0 = 0;
+	/* A homing sees Ctrl-C in tick(), to end it before the Idle. */
+	err = parol6_run(p, PAROL6_HZ, tick, job,
+			 job->kind == 'h' ? &never : &stop, link_timeout_ms);
+	if (job->kind == 's' && p->have_telemetry && !err)
+		print_telemetry(&p->last);
+	if (err == -ENOLINK || err == -EIO) {
+		explain("link lost; sent Idle with zero speed", err);
+		job->result = EXIT_LINK;
+	} else if (err) {
+		explain(cmd, err);
+		job->result = 1;
+	} else if (stop && job->kind == 'h') {
+		fprintf(stderr, "parolctl: interrupted; ended the homing (disable, clear-error), sent Idle with zero speed\n");
+	} else if (stop) {
+		fprintf(stderr, "parolctl: interrupted; sent Idle with zero speed\n");
+	}
+	return job->result;
+}
+
+/*
+ * parolctl run FILE: a small program, one command a line as on the command
+ * line (move, jog, wait, out, gripper, home, enable...), '#' comments. The
+ * whole file is checked before the first frame; then each line runs to its
+ * end in turn, and the first failure, Ctrl-C or lost link ends it there.
+ */
+#define MAX_STEPS	1000
+#define MAX_WORDS	12
+
+static int run_program(int argc, char **argv)
+{
+	static struct job jobs[MAX_STEPS];
+	static char text[MAX_STEPS][256];
+	char *words[MAX_WORDS], *save, *w;
+	struct parol6 p;
+	int n = 0, line = 0, k, ret = 0;
+	FILE *f;
+
+	if (argc != 2) {
+		fprintf(stderr, "parolctl: run: expected one FILE\n");
+		return EXIT_USAGE;
+	}
+	f = fopen(argv[1], "r");
+	if (!f) {
+		fprintf(stderr, "parolctl: run: cannot read %s: %s\n", argv[1],
+			strerror(errno));
+		return 1;
+	}
+	while (n < MAX_STEPS && fgets(text[n], sizeof(text[n]), f)) {
+		line++;
+		w = strchr(text[n], '#');
+		if (w)
+			*w = 0;
+		k = 0;
+		for (w = strtok_r(text[n], " \t\r\n", &save); w && k < MAX_WORDS;
+		     w = strtok_r(NULL, " \t\r\n", &save))
+			words[k++] = w;
+		if (!k)
+			continue;
+		if (!strcmp(words[0], "run") || !strcmp(words[0], "live")) {
+			fprintf(stderr, "parolctl: run: %s:%d: '%s' cannot be in a program\n",
+				argv[1], line, words[0]);
+			fclose(f);
+			return EXIT_USAGE;
+		}
+		memset(&jobs[n], 0, sizeof(jobs[n]));
+		if (parse_job(&jobs[n], k, words)) {
+			fprintf(stderr, "parolctl: run: %s:%d: refused; nothing was sent\n",
+				argv[1], line);
+			fclose(f);
+			return EXIT_USAGE;
+		}
+		n++;
+	}
+	fclose(f);
+	if (open_link(&p))
+		return 1;
+	for (k = 0; k < n && !stop && !ret; k++)
+		ret = run_job(&p, &jobs[k], argv[1]);
+	close_link(&p);
+	if (!ret && !stop)
+		printf("ran %d step%s of %s\n", n, n == 1 ? "" : "s", argv[1]);
+	return ret ? ret : stop ? 1 : 0;
+}
+
+/*
+ * Hold the line discipline attached (nr_link_hold), for the
+ * n_robot-parol6@.service unit or by hand, so that other parolctl runs
+ * share it and its counters last. Sends nothing: the arm sees no frame
+ * from it, so there is no Idle to owe it either.
+ */
+static int cmd_attach(int argc)
+{
+	struct parol6 p;
+	int err;
+
+	if (argc > 1) {
+		fprintf(stderr, "parolctl: attach takes no arguments\n");
+		return EXIT_USAGE;
+	}
+	if (dry_run || mode == NR_LINK_RAW) {
+		fprintf(stderr, "parolctl: attach: it attaches the line discipline; not with --dry-run or --ldisc=no\n");
+		return EXIT_USAGE;
+	}
+	err = parol6_open(&p, device, NR_LINK_LDISC);
+	if (err) {
+		char what[300];
+
+		snprintf(what, sizeof(what), "cannot attach the line discipline to %s",
+			 device);
+		explain(what, err);
+		return 1;
+	}
+	printf("attached%s; Ctrl-C detaches\n",
+	       p.link.shared ? " (already, by someone else)" : "");
+	fflush(stdout);
+	err = nr_link_hold(&p.link);
+	nr_link_close(&p.link);
+	if (err) {
+		fprintf(stderr, "parolctl: attach: %s\n", err == -EIO ?
+			"the port hung up" : strerror(-err));
+		return EXIT_LINK;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -243,6 +681,7 @@ int main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "for", required_argument, NULL, 'f' },
 		{ "speed", required_argument, NULL, 's' },
+		{ "accel", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "link-timeout", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -250,15 +689,13 @@ int main(int argc, char **argv)
 	};
 	struct parol6 p;
 	struct job job = { .p = &p };
-	struct sigaction sa;
 	const char *cmd;
-	int o, m, err, j;
-	double deg;
+	int o, m, ret;
 
 	device = getenv("PAROL6_DEVICE");
 	if (!device)
 		device = "/dev/ttyACM0";
-	while ((o = getopt_long(argc, argv, "+d:L:nf:s:T:l:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+d:L:nf:s:a:T:l:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd':
 			device = optarg;
@@ -281,6 +718,14 @@ int main(int argc, char **argv)
 		case 's':
 			speed_dps = atof(optarg);
 			break;
+		case 'a':
+			accel_dps2 = atof(optarg);
+			if (!(accel_dps2 > 0)) {
+				fprintf(stderr, "parolctl: --accel: a positive deg/s^2, not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'T':
 			timeout_s = atof(optarg);
 			break;
@@ -302,110 +747,17 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[0];
-	job.max_ticks = 10 * PAROL6_HZ;
-	if (!strcmp(cmd, "status")) {
-		job.kind = 's';
-		job.max_ticks = 50;
-	} else if (!strcmp(cmd, "enable")) {
-		job.kind = 'e';
-	} else if (!strcmp(cmd, "disable")) {
-		job.kind = 'd';
-	} else if (!strcmp(cmd, "clear-error")) {
-		job.kind = 'c';
-	} else if (!strcmp(cmd, "home")) {
-		job.kind = 'h';
-		job.max_ticks = (int)(timeout_s * PAROL6_HZ);
-	} else if (!strcmp(cmd, "jog")) {
-		if (argc != 3 || (job.joint = parse_joint(argv[1])) < 0) {
-			fprintf(stderr, "parolctl: jog: expected JOINT (1-6) and DEG/S\n");
-			return EXIT_USAGE;
-		}
-		err = parol6_speed_to_steps(job.joint, atof(argv[2]),
-					    &job.jog_speed);
-		if (err || abs(job.jog_speed) >
-		    parol6_max_speed[job.joint] * 8 / 10) {
-			fprintf(stderr, "parolctl: jog: %s deg/s is over J%d's jog limit of %.1f deg/s\n",
-				argv[2], job.joint + 1,
-				parol6_steps_to_deg(job.joint,
-						    parol6_max_speed[job.joint] * 8 / 10));
-			return EXIT_USAGE;
-		}
-		job.kind = 'j';
-		job.max_ticks = (int)(duration * PAROL6_HZ);
-	} else if (!strcmp(cmd, "move")) {
-		if (argc != 1 + PAROL6_JOINTS) {
-			fprintf(stderr, "parolctl: move: expected six angles in degrees\n");
-			return EXIT_USAGE;
-		}
-		for (j = 0; j < PAROL6_JOINTS; j++) {
-			char *end;
+	if (!strcmp(cmd, "run"))
+		return run_program(argc, argv);
+	if (!strcmp(cmd, "attach"))
+		return cmd_attach(argc);
+	ret = parse_job(&job, argc, argv);
+	if (ret)
+		return ret;
 
-			deg = strtod(argv[1 + j], &end);
-			if (end == argv[1 + j] || *end) {
-				fprintf(stderr, "parolctl: move: '%s' is not a number\n",
-					argv[1 + j]);
-				return EXIT_USAGE;
-			}
-			err = parol6_deg_to_steps(j, deg, &job.target[j]);
-			if (err) {
-				fprintf(stderr, "parolctl: move: J%d %.3f deg is outside %.3f..%.3f deg: refused\n",
-					j + 1, deg, parol6_limit_deg[j][0],
-					parol6_limit_deg[j][1]);
-				return EXIT_USAGE;
-			}
-			err = parol6_speed_to_steps(j, speed_dps,
-						    &job.move_speed[j]);
-			if (err) {
-				fprintf(stderr, "parolctl: move: %.1f deg/s is over J%d's maximum\n",
-					speed_dps, j + 1);
-				return EXIT_USAGE;
-			}
-		}
-		job.kind = 'm';
-		job.max_ticks = (int)(timeout_s * PAROL6_HZ);
-	} else if (!strcmp(cmd, "live")) {
-		job.kind = 0;
-		job.max_ticks = dry_run ? 10 : 0x7fffffff;
-	} else {
-		fprintf(stderr, "parolctl: unknown command '%s' (see --help)\n", cmd);
-		return EXIT_USAGE;
-	}
-
-	if (dry_run) {
-		parol6_open_dry(&p);
-	} else {
-		err = parol6_open(&p, device, mode);
-		if (err) {
-			char what[300];
-
-			snprintf(what, sizeof(what), "cannot open %s", device);
-			explain(what, err);
-			return 1;
-		}
-	}
-	p.dump = hexdump;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	err = parol6_run(&p, PAROL6_HZ, tick, &job, &stop, link_timeout_ms);
-	if (job.kind == 's' && p.have_telemetry && !err)
-		print_telemetry(&p.last);
-	if (err == -ENOLINK || err == -EIO) {
-		explain("link lost; sent Idle with zero speed", err);
-		job.result = EXIT_LINK;
-	} else if (err) {
-		explain(cmd, err);
-		job.result = 1;
-	} else if (stop) {
-		fprintf(stderr, "parolctl: interrupted; sent Idle with zero speed\n");
-	}
-	if (dry_run)
-		p.dump = hexdump;
-	if (!dry_run)
-		nr_link_close(&p.link);
-	return job.result;
+	if (open_link(&p))
+		return 1;
+	ret = run_job(&p, &job, cmd);
+	close_link(&p);
+	return ret;
 }
