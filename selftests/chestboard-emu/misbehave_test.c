@@ -369,4 +369,17 @@ TEST_F(emu, harakiri_powers_off_or_resets)
 	HEALTHY();
 }
 
+/* A board that does not start again: 0x02 stalls until switched off. */
+TEST_F(emu, stalls_the_version_request_until_off)
+{
+	uint8_t v[4];
+
+	ASSERT_EQ(0, nb_emu_misbehave(&self->emu, NB_EMU_MISB_NO_VERSION, -1, 0));
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(-EPIPE, host_startup(&self->h, v));
+	ASSERT_EQ(0, nb_emu_cmd(&self->emu, NULL, 0, "misbehave off"));
+	EXPECT_EQ(0, host_startup(&self->h, v));
+	HEALTHY();
+}
+
 TEST_HARNESS_MAIN

@@ -58,6 +58,23 @@ static void calibration(struct nb_calibration *cal)
 	cal->angle_offset[0] = 0.01f;
 }
 
+/* The first message of the frame b built into buf, copied to out; its length. */
+static int first_message(uint8_t *out, struct nb_frame_builder *b,
+			 const uint8_t *buf, unsigned int flags)
+{
+	struct nb_msg_iter it;
+	struct nb_frame f;
+	const uint8_t *m;
+	size_t l;
+
+	if (nb_frame_parse(&f, buf, nb_frame_end(b, NULL), flags))
+		abort();
+	nb_msg_iter_init(&it, &f);
+	m = nb_msg_next(&it, &l);
+	memcpy(out, m, l);
+	return l;
+}
+
 /* One message from the board: type arg, with a few kinds of content */
 static int in_msg(uint8_t *out, int type)
 {
@@ -68,11 +85,7 @@ static int in_msg(uint8_t *out, int type)
 	struct naobody_sensors s;
 	struct nb_frame_builder b;
 	uint8_t buf[512];
-	struct nb_msg_iter it;
-	struct nb_frame f;
-	const uint8_t *m;
 	uint64_t st = type;
-	size_t l;
 
 	ct_random_sensors(&s, &st);
 	switch (type) {
@@ -106,13 +119,9 @@ static int in_msg(uint8_t *out, int type)
 		break;
 	}
 	nb_frame_begin(&b, buf, sizeof(buf), NB_FRAME_IN);
-	if (nb_in_msg_encode(&b, &info, &s) ||
-	    nb_frame_parse(&f, buf, nb_frame_end(&b, NULL), NB_FRAME_IN))
+	if (nb_in_msg_encode(&b, &info, &s))
 		abort();
-	nb_msg_iter_init(&it, &f);
-	m = nb_msg_next(&it, &l);
-	memcpy(out, m, l);
-	return l;
+	return first_message(out, &b, buf, NB_FRAME_IN);
 }
 
 static int out_msg(uint8_t *out, int type)
@@ -121,11 +130,7 @@ static int out_msg(uint8_t *out, int type)
 	struct naobody_actuators a;
 	struct nb_frame_builder b;
 	uint8_t buf[512];
-	struct nb_msg_iter it;
-	struct nb_frame f;
-	const uint8_t *m;
 	uint64_t st = type;
-	size_t l;
 
 	ct_random_actuators(&a, &st);
 	switch (type) {
@@ -155,13 +160,9 @@ static int out_msg(uint8_t *out, int type)
 		break;
 	}
 	nb_frame_begin(&b, buf, sizeof(buf), NB_FRAME_OUT);
-	if (nb_out_msg_encode(&b, &info, &a) ||
-	    nb_frame_parse(&f, buf, nb_frame_end(&b, NULL), NB_FRAME_OUT))
+	if (nb_out_msg_encode(&b, &info, &a))
 		abort();
-	nb_msg_iter_init(&it, &f);
-	m = nb_msg_next(&it, &l);
-	memcpy(out, m, l);
-	return l;
+	return first_message(out, &b, buf, NB_FRAME_OUT);
 }
 
 /* frame seeds: a mode byte (fuzz_frame.c), then the frame */

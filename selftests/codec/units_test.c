@@ -207,7 +207,8 @@ TEST(commands_to_counts)
 	EXPECT_EQ(-1, c.position[NAOBODY_HEAD_PITCH]);
 	EXPECT_EQ(400, c.position[NAOBODY_L_HAND]);
 	EXPECT_EQ(cal.joint_zero[NAOBODY_R_HAND], c.position[NAOBODY_R_HAND]);
-	EXPECT_EQ(INT32_MAX, c.position[NAOBODY_L_ELBOW_YAW]);
+	/* clamped to what the kernel takes: the wire's range */
+	EXPECT_EQ(NAOBODY_POSITION_MAX, c.position[NAOBODY_L_ELBOW_YAW]);
 	EXPECT_EQ(500, c.stiffness[NAOBODY_HEAD_YAW]);
 	EXPECT_EQ(1000, c.stiffness[NAOBODY_HEAD_PITCH]);
 	EXPECT_EQ(0, c.stiffness[NAOBODY_L_HAND]);
@@ -348,6 +349,20 @@ TEST(factors_match_the_codec_field_table)
 		checked++;
 	}
 	EXPECT_EQ(11U, checked);
+}
+
+/* The uapi's position range is what the codec's target field carries. */
+TEST(position_range_is_the_wire_field)
+{
+	const struct nb_field *f = NULL;
+
+	for (unsigned int i = 0; nb_field(i); i++)
+		if (!strcmp(nb_field(i)->name, "targets.position"))
+			f = nb_field(i);
+	ASSERT_NE(NULL, f);
+	ASSERT_TRUE(f->flags & NB_FIELD_SIGNED);
+	EXPECT_EQ(-(1LL << (8 * f->width - 1)), NAOBODY_POSITION_MIN);
+	EXPECT_EQ((1LL << (8 * f->width - 1)) - 1, NAOBODY_POSITION_MAX);
 }
 
 TEST(joint_names)

@@ -39,6 +39,19 @@ tap_check() {
 	fi
 }
 
+# wait_until SECONDS command...: run the command every 0.1 s until it
+# succeeds or SECONDS (whole) have passed on the clock; its last status. A
+# count of turns would stretch under a loaded TCG, where a turn (a fork, a
+# sleep) takes far longer than its sleep.
+wait_until() {
+	wu_end=$(($(cut -d. -f1 /proc/uptime) + $1))
+	shift
+	until "$@"; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt "$wu_end" ] || return 1
+		sleep 0.1
+	done
+}
+
 tap_done() {
 	[ "$tap_failed" -eq 0 ]
 	exit $?

@@ -82,7 +82,7 @@ exit 1
 EOS
 chmod +x "$work/idle_last"
 
-tap_plan 30
+tap_plan 44
 echo "# link: $([ "$link" = yes ] && echo "n_robot line discipline" || echo "userspace framing")"
 
 # ---- CM-5 ---------------------------------------------------------------
@@ -95,6 +95,16 @@ check "cm5ctl scan finds 1, 2 and 5" sh -c \
 	'[ "$(cm5ctl -d '"$work/tty"' --ldisc='"$link"' scan 0-10 | tr "\n" " ")" = "1 2 5 " ]'
 check "cm5ctl read: a 3-register read format" sh -c \
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' read 1:goal_position:3 2:present_position >'"$work/r"' && [ $(wc -l <'"$work/r"') = 4 ] && grep -q "^1 goal_position 150.147 deg$" '"$work/r"
+check "cm5ctl read: a servo that did not answer shows as missing, not as 0xFF bytes" sh -c \
+	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' read 1:present_position 3:present_position >'"$work/r"' 2>&1;
+	 grep -q "^3 present_position missing$" '"$work/r"' && grep -q "^1 present_position [0-9.]* deg$" '"$work/r"' &&
+	 ! grep -q "19218" '"$work/r"
+# The firmware streams DATA servo by servo, 100 ms for each silent one: 12
+# of them take 1.2 s, longer than the 1 s timeout, which BRBrain applies to
+# each byte, not to the whole reply.
+check "cm5ctl read of 12 silent servos takes 1.2 s and arrives (a 1 s timeout per byte, as BRBrain)" sh -c \
+	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' -t 1000 read 1:present_position $(for i in $(seq 6 17); do printf "%s:present_position " $i; done) >'"$work/r"' 2>&1;
+	 grep -q "^17 present_position missing$" '"$work/r"' && [ $(grep -c " missing$" '"$work/r"') = 12 ]'
 check "cm5ctl write natural units, read back" sh -c \
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' write 1:goal_position=100 2:goal_position=200 >/dev/null &&
 	 cm5ctl -d '"$work/tty"' --ldisc='"$link"' read 1:present_position 2:present_position >'"$work/r"' &&
@@ -110,6 +120,30 @@ check "cm5ctl status shows the battery" sh -c \
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' status | grep -q "^battery: 9.5[0-9] V"'
 check "cm5ctl stats names the link" sh -c \
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' stats | grep -q "^link: '"$([ "$link" = yes ] && echo "n_robot line discipline" || echo "userspace framing")"'$"'
+check "cm5ctl servos: which answer, and a summary" sh -c \
+	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' servos 0-6 >'"$work/r"' &&
+	 [ "$(grep -c " ok$" '"$work/r"')" = 3 ] && grep -q "^3 answered cleanly, 0 not cleanly, 4 silent (ids 0-6)$" '"$work/r"
+check "cm5ctl loop: formats once, then 5 cycles of write and read, with the rate" sh -c \
+	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 5 loop 1:goal_position=120 1:present_position 2:present_position >'"$work/r"' 2>'"$work/err"' &&
+	 [ $(wc -l <'"$work/r"') = 5 ] && grep -q "^5 [0-9.]* s [0-9.]* Hz 1:present_position=119.94 2:present_position=" '"$work/r"' &&
+	 grep -q "5 cycles in" '"$work/err"
+printf '# a pose\n1 150\n2 160\n' >"$work/pose2"
+check "cm5ctl pose save, then play: goal and a moving speed that makes both servos arrive together" sh -c \
+	'c="cm5ctl -d '"$work/tty"' --ldisc='"$link"'"; $c write 1:goal_position=100 2:goal_position=200 >/dev/null &&
+	 $c pose save '"$work/pose1"' 1 2 >/dev/null && grep -q "^2 200.000$" '"$work/pose1"' &&
+	 $c pose play '"$work/pose2"'@0.5 >/dev/null &&
+	 [ "$($c --raw read 1:goal_position:2 2:goal_position:2 | tr "\n" " ")" = "1 goal_position 512 1 moving_speed 150 2 goal_position 546 2 moving_speed 120 " ] &&
+	 $c pose play '"$work/pose1"'@0.2 >/dev/null && $c read 2:present_position | grep -q "^2 present_position 200 deg$"'
+if [ "$link" = yes ]; then
+	check "cm5ctl attach keeps the counters across commands; stats shows them" sh -c \
+		'c="cm5ctl -d '"$work/tty"' --ldisc=yes"; $c attach >'"$work/att"' & pid=$!;
+		 for _ in $(seq 50); do grep -q attached '"$work/att"' && break; sleep 0.1; done;
+		 $c ping >/dev/null && $c ping >/dev/null && $c stats >'"$work/r"'; kill -INT $pid; wait $pid;
+		 grep -q "^counters: since the line discipline was attached$" '"$work/r"' &&
+		 grep -q "^rx_frames \([2-9]\|[1-9][0-9]\+\)$" '"$work/r"
+else
+	skip "cm5ctl attach keeps the counters across commands; stats shows them" "needs the line discipline (VM)"
+fi
 start_emu cm5-emu -s 1 --drop-every 3 --flush-ms 100
 check "libcm5 recovers from lost requests (500 ms, flush, retry)" sh -c \
 	'for i in 1 2 3 4 5 6; do cm5ctl -d '"$work/tty"' --ldisc='"$link"' -t 300 ping 1 >/dev/null || exit 1; done'
@@ -125,20 +159,56 @@ check "parolctl --dry-run: jog frames in hex, then Idle at zero speed" sh -c \
 	'parolctl --dry-run --for 0.05 jog 2 5 >'"$work/dry"' && [ $(wc -l <'"$work/dry"') -ge 5 ] &&
 	 head -n 1 '"$work/dry"' | awk "{ exit !(NF == 56 && \$1 == \"ff\" && \$4 == \"34\" && \$41 == \"7b\" && \$55 == \"01\" && \$56 == \"02\") }" &&
 	 tail -n 1 '"$work/dry"' | awk "{ for (i = 23; i <= 40; i++) if (\$i != \"00\") exit 1; exit !(\$41 == \"ff\") }"'
-start_emu parol6-emu -o "$work/p6.log" -H 20
+start_emu parol6-emu -o "$work/p6.log" -t "$work/p6.tel" -H 20
 check "parolctl status: joints and E-stop" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status >'"$work/s"' && grep -q "^estop: released" '"$work/s"' && grep -q "^J6 .* 180.000" '"$work/s"
 check "parolctl enable" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 enable && grep -q "cmd=101" '"$work/p6.log"
+# home sends Home for 3 frames, then Idle: the emulator's homing (20 frames)
+# ends only if Idle continues it, as the seed says the firmware's does.
 check "parolctl home: every joint homed" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 home && [ $(parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | grep -c "^J[1-6] .* yes ") = 6 ]'
 before=$(p6 status 2>/dev/null | awk '/^J1 /{print $2}')
 check "parolctl jog: J1 moves about 5 deg in 0.5 s at 10 deg/s" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 0.5 jog 1 10 &&
 	 after=$(parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | awk "/^J1 /{print \$2}") &&
-	 awk -v a="$after" -v b='"${before:-0}"' "BEGIN { d = a - b; exit !(d > 3 && d < 8) }"'
+	 echo "J1 from '"${before:-0}"' to $after deg" &&
+	 awk -v a="$after" -v b='"${before:-0}"' -v s='"${NBVM_TIME_SCALE:-1}"' "BEGIN { d = a - b; exit !(d > 3 && d < 8 + 2 * (s - 1)) }"'
 check "parolctl jog ends with Idle at zero speed" sh -c \
 	'sh '"$work/idle_last"' '"$work/p6.log"''
+# speed_dps FILE FROM: the fastest any joint ran, and the median and 90th
+# percentile of J1's speed while it moved, in deg/s, in the emulator's
+# telemetry from line FROM on (microsteps per degree from the gear ratios).
+cat >"$work/speed_dps" <<'EOS'
+awk -v from="$2" 'NR >= from && /speed=/ {
+	split("113.7778 355.5556 321.6931 71.1111 71.1111 177.7778", k, " ")
+	split($3, a, "="); split(a[2], s, ",")
+	for (j = 1; j <= 6; j++) { v = s[j] / k[j]; if (v < 0) v = -v; if (v > m) m = v }
+	v = s[1] / k[1]; if (v < 0) v = -v; if (v > 0.5) j1[n++] = v
+} END {
+	for (i = 1; i < n; i++) for (x = i; x > 0 && j1[x - 1] > j1[x]; x--) { t = j1[x]; j1[x] = j1[x - 1]; j1[x - 1] = t }
+	printf "%.3f %.3f %.3f\n", m, n ? j1[int(n / 2)] : 0, n ? j1[int(n * 9 / 10)] : 0
+}' "$1"
+EOS
+# The firmware's go-to runs a joint at the average of the frame's speed and
+# the speed that closes the error in one cycle, so a move must stream its
+# profile: a final target in every frame runs at the stepper limit (440
+# deg/s on J1). What parolctl commands is checked exactly: no frame asks
+# for more than 5 deg/s. What the emulated arm does is the rule applied to
+# frames as they arrive, and the rule turns arrival jitter into speed
+# (v x jitter / 20 ms: a frame 5 ms early is 25% over), of which a TCG VM
+# has tens of ms; so the arm's median while moving must be the speed, its
+# 90th percentile under 1.5 times it, and the peak is printed, not bounded.
+from=$(($(wc -l <"$work/p6.tel") + 1))
+cfrom=$(($(wc -l <"$work/p6.log") + 1))
+check "parolctl move at 5 deg/s: no frame asks more, the arm runs at it (median, p90), ends within 2 steps" sh -c \
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -T 20 --speed 5 --accel 20 move 85 -90 180 0 0 180; rc=$?;
+	 set -- $(sh '"$work/speed_dps"' '"$work/p6.tel"' '"$from"') && echo "arm: peak $1 deg/s, median $2, p90 $3; exit $rc" &&
+	 asked=$(tail -n +'"$cfrom"' '"$work/p6.log"' | awk "/cmd=156/ { split(\$3, a, \"=\"); split(a[2], s, \",\"); v = s[1] < 0 ? -s[1] : s[1]; if (v > m) m = v } END { print m + 0 }") &&
+	 echo "frames: at most $asked steps/s on J1 (5 deg/s is 569)" &&
+	 [ "$asked" -le 570 ] && [ "$asked" -gt 500 ] &&
+	 awk -v m="$2" -v p="$3" "BEGIN { exit !(m > 4.75 && m <= 5.25 && p < 7.5) }" && [ $rc = 0 ] &&
+	 tail -n 1 '"$work/p6.tel"' | awk "{ split(\$2, a, \"=\"); split(a[2], q, \",\"); d = q[1] - 9671; exit !(d <= 2 && -d <= 2) }"'
 check "parolctl move reaches its target" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --speed 40 move 70 -80 170 10 -10 100 &&
 	 parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status >'"$work/s"' &&
@@ -172,6 +242,83 @@ check "parolctl disable" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 disable && grep -q "cmd=102" '"$work/p6.log"
 check "parol6-emu: the arm refuses to move when not enabled" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 0.3 jog 1 10 && parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | grep -q "^J1 .* 90.000 "'
+# The gripper behind the board, and programs.
+start_emu parol6-emu -o "$work/p6.log" -t "$work/p6.tel" -g 180
+check "parolctl gripper: activate, calibrate, move to a position, then close on an object" sh -c \
+	'p6="parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -T 10"; $p6 enable &&
+	 $p6 gripper activate && $p6 gripper calibrate &&
+	 $p6 gripper move 100 | grep -q "^gripper: at position, position 100," &&
+	 $p6 gripper move 250 200 | grep -q "^gripper: object detected while closing, position 180, 500 mA$"'
+cat >"$work/prog" <<'EOP'
+# J1 out and back, an output and the gripper between
+gripper activate
+gripper calibrate
+move 80 -90 180 0 0 180
+wait 0.2
+out 2 on
+gripper move 50
+move 90 -90 180 0 0 180
+EOP
+check "parolctl run: a program's moves, wait, output and gripper, in order" sh -c \
+	'from=$(($(wc -l <'"$work/p6.tel"') + 1));
+	 parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -T 20 --speed 20 run '"$work/prog"' >'"$work/out"' 2>&1;
+	 cat '"$work/out"'; tail -n 1 '"$work/p6.tel"';
+	 grep -q "^ran 7 steps" '"$work/out"' &&
+	 tail -n +$from '"$work/p6.tel"' | grep -q "out=0,1" &&
+	 tail -n 1 '"$work/p6.tel"' | grep -q " gpos=50 out=0,1$" &&
+	 tail -n 1 '"$work/p6.tel"' | awk "{ split(\$2, a, \"=\"); split(a[2], q, \",\"); d = q[1] - 10240; exit !(d <= 2 && -d <= 2) }"'
+lines=$(wc -l <"$work/p6.log")
+printf 'move 80 -90 180 0 0 180\nmove 999 0 0 0 0 0\n' >"$work/bad"
+check "parolctl run: a bad line refuses the whole program; nothing is sent" sh -c \
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 run '"$work/bad"' 2>&1 | grep -q "bad:2: refused; nothing was sent" &&
+	 [ $(wc -l <'"$work/p6.log"') = '"$lines"' ]'
+
+# Idle continues a homing: Ctrl-C must send Disable and Clear error first.
+start_emu parol6-emu -o "$work/p6.log" -H 300
+check "parolctl: Ctrl-C during home ends the homing (102, 103, then Idle)" sh -c \
+	'p6="parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000"; $p6 enable &&
+	 { $p6 home 2>'"$work/err"' & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; } &&
+	 grep -q "ended the homing" '"$work/err"' &&
+	 grep -q "cmd=102" '"$work/p6.log"' && grep -q "cmd=103" '"$work/p6.log"' &&
+	 { $p6 live >/dev/null 2>&1 & pid=$!; sleep 4; kill -INT $pid; wait $pid; } &&
+	 [ $($p6 status | grep -c "^J[1-6] .* yes ") = 0 ] && sh '"$work/idle_last"' '"$work/p6.log"''
 stop_emu
+
+# ---- parolctl attach ---------------------------------------------------------
+# It holds the discipline for other runs (a second attach finds it attached),
+# sends the arm nothing, and ends when the port hangs up (the emulator goes).
+if [ "$link" = yes ]; then
+	start_emu parol6-emu -o "$work/p6.log"
+	parolctl -d "$work/tty" attach >"$work/att" 2>"$work/att.err" &
+	att=$!
+	for _ in $(seq 50); do grep -q attached "$work/att" && break; sleep 0.1; done
+	sleep 0.5
+	check "parolctl attach holds the discipline: the arm gets no frame, another run shares it" sh -c \
+		'grep -qx "attached; Ctrl-C detaches" '"$work/att"' && ! grep -q "cmd=" '"$work/p6.log"' &&
+		 out=$(parolctl -d '"$work/tty"' attach & p=$!; sleep 1; kill -INT $p; wait $p) &&
+		 [ "$out" = "attached (already, by someone else); Ctrl-C detaches" ] &&
+		 parolctl -d '"$work/tty"' -l 1000 status >/dev/null && kill -0 '"$att"
+	stop_emu
+	wait "$att"
+	rc=$?
+	check "parolctl attach ends when the port hangs up (exit 3)" sh -c \
+		'[ '"$rc"' = 3 ] && grep -q "the port hung up" '"$work/att.err"
+else
+	skip "parolctl attach holds the discipline: the arm gets no frame, another run shares it" "needs the line discipline (VM)"
+	skip "parolctl attach ends when the port hangs up (exit 3)" "needs the line discipline (VM)"
+fi
+
+# ---- the line discipline's number -----------------------------------------
+# The tools take it from the module's parameter.
+if [ "$link" = yes ] && modprobe -r n_robot 2>/dev/null && modprobe n_robot ldisc=25; then
+	start_emu cm5-emu -s 1
+	check "with n_robot loaded as ldisc=25 the tools attach it there" sh -c \
+		'[ "$(cat /sys/module/n_robot/parameters/ldisc)" = 25 ] && cm5ctl -d '"$work/tty"' --ldisc=yes ping 1 >/dev/null &&
+		 cm5ctl -d '"$work/tty"' --ldisc=yes stats | grep -q "^link: n_robot line discipline$"'
+	stop_emu
+	modprobe -r n_robot && modprobe n_robot
+else
+	skip "with n_robot loaded as ldisc=25 the tools attach it there" "needs root and the module (VM)"
+fi
 : "$n"
 tap_done

@@ -292,6 +292,52 @@ TEST(tty_error_flags_break_a_frame)
 	rx_free(r);
 }
 
+/*
+ * "The read format will be indeterminate until it is successfully re-set":
+ * a format is known only after a clean STATUS answers its F1; after a
+ * status bit (0x40 included), or another request before the answer, a
+ * READ_DATA is refused with -ESTALE until the format is sent again.
+ */
+TEST(cm5_format_unknown_until_a_clean_status)
+{
+	struct rx *r = rx_new(N_ROBOT_FRAMING_CM5);
+	u8 f1[6] = { 0xF1, 1, 1, 36, 2 }, f3[2] = { 0xF3 }, ping[3] = { 0xF0, 1 };
+	u8 b[16];
+
+	f1[5] = cm5_checksum(f1, 5);
+	f3[1] = cm5_checksum(f3, 1);
+	ping[2] = cm5_checksum(ping, 2);
+	EXPECT_EQ(0, cm5_tx_ready(&r->f, f3, 2));	/* empty and known */
+	/* answered with 0x40: unknown, and the reader got that STATUS */
+	cm5_tx_commit(&r->cm5, &r->f, f1, 6);
+	EXPECT_EQ(-ESTALE, cm5_tx_ready(&r->f, f3, 2));
+	nrf_feed(&r->f, b, NULL, cm5_status(b, 0x40, 1));
+	EXPECT_EQ(1, r->f.cnt.frames);
+	EXPECT_EQ(1, r->f.cnt.cm5_formats_lost);
+	EXPECT_EQ(-ESTALE, cm5_tx_ready(&r->f, f3, 2));
+	/* the next reply is not taken for an answer to it */
+	cm5_tx_commit(&r->cm5, &r->f, ping, 3);
+	nrf_feed(&r->f, b, NULL, cm5_status(b, 0, 2));
+	EXPECT_EQ(-ESTALE, cm5_tx_ready(&r->f, f3, 2));
+	/* re-set, answered cleanly: known */
+	cm5_tx_commit(&r->cm5, &r->f, f1, 6);
+	nrf_feed(&r->f, b, NULL, cm5_status(b, 0, 3));
+	EXPECT_EQ(0, cm5_tx_ready(&r->f, f3, 2));
+	/* no answer before the next request: unknown */
+	cm5_tx_commit(&r->cm5, &r->f, f1, 6);
+	cm5_tx_commit(&r->cm5, &r->f, ping, 3);
+	nrf_feed(&r->f, b, NULL, cm5_status(b, 0, 4));
+	nrf_feed(&r->f, b, NULL, cm5_status(b, 0, 5));
+	EXPECT_EQ(-ESTALE, cm5_tx_ready(&r->f, f3, 2));
+	EXPECT_EQ(2, r->f.cnt.cm5_formats_lost);
+	/* told by the caller (the ioctl): known */
+	EXPECT_EQ(0, cm5_set_format(&r->cm5, &r->f, N_ROBOT_CM5_FORMAT_READ,
+				    (struct n_robot_cm5_entry[1]){ 0 }, 0));
+	EXPECT_EQ(0, cm5_tx_ready(&r->f, f3, 2));
+	EXPECT_TRUE(rx_accounted(r));
+	rx_free(r);
+}
+
 TEST(cm5_tx_checks)
 {
 	struct rx *r = rx_new(N_ROBOT_FRAMING_CM5);
@@ -330,7 +376,7 @@ TEST(cm5_tx_checks)
 	EXPECT_EQ(0, cm5_tx_check(&r->cm5, p, 6));
 	CK(5);
 	EXPECT_EQ(-EINVAL, cm5_tx_check(&r->cm5, p, 5));
-	EXPECT_EQ(-EMSGSIZE, cm5_tx_check(&r->cm5, p, 129));
+	EXPECT_EQ(-EMSGSIZE, cm5_tx_check(&r->cm5, p, 131));
 	{
 		/* a write format whose WRITE_DATA would overflow 128 bytes */
 		struct n_robot_cm5_entry e[3] = {
@@ -357,7 +403,7 @@ TEST(cm5_tx_checks)
 			big[i].num = 12;	/* 24..35 */
 			big[i].pad = 0;
 		}
-		/* 11 * 12 + 2 = 134 > 128 */
+		/* 11 * 12 + 2 = 134 > 130 */
 		EXPECT_EQ(-EMSGSIZE, cm5_set_format(&r->cm5, &r->f,
 						     N_ROBOT_CM5_FORMAT_WRITE,
 						     big, 11));
@@ -365,6 +411,24 @@ TEST(cm5_tx_checks)
 		EXPECT_EQ(0, cm5_set_format(&r->cm5, &r->f,
 					    N_ROBOT_CM5_FORMAT_READ, big, 11));
 		EXPECT_EQ(132, r->f.cm5.data_len);
+	}
+	{
+		/* BRBrain's 32 servos x (goal position, moving speed): 130 */
+		struct n_robot_cm5_entry all[32];
+		int i;
+
+		for (i = 0; i < 32; i++)
+			all[i] = (struct n_robot_cm5_entry){ (u8)i, 30, 4, 0 };
+		EXPECT_EQ(0, cm5_set_format(&r->cm5, &r->f,
+					    N_ROBOT_CM5_FORMAT_WRITE, all, 32));
+		p[0] = 0xF4; memset(p + 1, 0, 128); CK(130);
+		EXPECT_EQ(0, cm5_tx_check(&r->cm5, p, 130));
+		/* and an entry of no bytes, which BRBrain sends */
+		all[3].num = 0;
+		all[3].start = 0;
+		EXPECT_EQ(0, cm5_set_format(&r->cm5, &r->f,
+					    N_ROBOT_CM5_FORMAT_READ, all, 32));
+		EXPECT_EQ(124, r->f.cm5.data_len);
 	}
 #undef CK
 	rx_free(r);

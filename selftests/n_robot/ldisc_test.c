@@ -483,6 +483,12 @@ TEST_F(pty, cm5_format_learned_from_written_packet)
 	ASSERT_EQ(9, write(self->slave, p, 9));
 	ASSERT_EQ(9, master_read(self->master, m, 9, 2000));
 	EXPECT_EQ(0, memcmp(p, m, 9));
+	/* unknown until its STATUS comes */
+	memset(&f, 0, sizeof(f));
+	f.size = sizeof(f);
+	f.which = N_ROBOT_CM5_FORMAT_READ;
+	ASSERT_EQ(0, ioctl(self->slave, N_ROBOT_IOC_CM5_GET_FORMAT, &f));
+	EXPECT_EQ(N_ROBOT_CM5_FORMAT_UNKNOWN, f.flags);
 	/* the reply to it, then DATA in the new format, in one burst */
 	n = cm5_status(s, 0, 1);
 	n += cm5_data(s + n, 5, 2);
@@ -493,6 +499,7 @@ TEST_F(pty, cm5_format_learned_from_written_packet)
 	f.size = sizeof(f);
 	f.which = N_ROBOT_CM5_FORMAT_READ;
 	ASSERT_EQ(0, ioctl(self->slave, N_ROBOT_IOC_CM5_GET_FORMAT, &f));
+	EXPECT_EQ(0, f.flags);
 	EXPECT_EQ(2, f.count);
 	EXPECT_EQ(2, f.entry[1].id);
 	EXPECT_EQ(3, f.entry[1].num);
@@ -627,15 +634,49 @@ TEST_F(pty, write_cm5_unknown_instruction_einval)
 	refused(_metadata, self->master, self->slave, p, 2, EINVAL);
 }
 
-TEST_F(pty, write_cm5_over_128_bytes_emsgsize)
+TEST_F(pty, write_cm5_over_130_bytes_emsgsize)
 {
 	uint8_t p[140];
 
 	ASSERT_EQ(0, attach(self->slave, N_ROBOT_FRAMING_CM5, 0));
 	memset(p, 0x10, sizeof(p));
 	p[0] = 0xF4;
-	p[129] = ck(p, 129);
-	refused(_metadata, self->master, self->slave, p, 130, EMSGSIZE);
+	p[130] = ck(p, 130);
+	refused(_metadata, self->master, self->slave, p, 131, EMSGSIZE);
+}
+
+/*
+ * A format answered with STATUS 0x40 (the firmware installed whatever it
+ * got) is unknown: the reader gets that STATUS, GET_FORMAT flags it, the
+ * counter counts it, and READ_DATA is refused with ESTALE, nothing sent.
+ */
+TEST_F(pty, cm5_read_refused_after_a_format_answered_with_an_error)
+{
+	uint8_t p[16] = { 0xF1, 1, 1, 36, 2 }, r[2] = { 0xF3 }, m[16], s[16];
+	struct n_robot_cm5_format f;
+	struct n_robot_stats st;
+
+	ASSERT_EQ(0, attach(self->slave, N_ROBOT_FRAMING_CM5, 0));
+	p[5] = ck(p, 5);
+	r[1] = ck(r, 1);
+	ASSERT_EQ(6, write(self->slave, p, 6));
+	ASSERT_EQ(6, master_read(self->master, m, 6, 2000));
+	cm5_status(s, 0x40, 1);
+	ASSERT_EQ(7, write(self->master, s, 7));
+	ASSERT_EQ(7, read_frame(self->slave, m, sizeof(m), 2000));
+	EXPECT_EQ(0x40, m[1]);
+	memset(&f, 0, sizeof(f));
+	f.size = sizeof(f);
+	f.which = N_ROBOT_CM5_FORMAT_READ;
+	ASSERT_EQ(0, ioctl(self->slave, N_ROBOT_IOC_CM5_GET_FORMAT, &f));
+	EXPECT_EQ(N_ROBOT_CM5_FORMAT_UNKNOWN, f.flags);
+	EXPECT_EQ(-1, write(self->slave, r, 2));
+	EXPECT_EQ(ESTALE, errno);
+	EXPECT_EQ(0, master_read(self->master, m, sizeof(m), 100));
+	ASSERT_EQ(0, stats(self->slave, &st));
+	EXPECT_EQ(1, st.cm5_formats_lost);
+	EXPECT_EQ(1, st.tx_rejected);
+	EXPECT_EQ(1, st.tx_frames);		/* the F1 only */
 }
 
 TEST_F(pty, write_cm5_read_only_register_eacces)

@@ -2,7 +2,13 @@
 /*
  * libcm5 and libparol6 without a device: register tables, units, frames.
  */
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
@@ -52,6 +58,9 @@ TEST(cm5_units)
 	ASSERT_NE(NULL, goal);
 	EXPECT_EQ(0, cm5_from_natural(goal, 100.0, &raw));
 	EXPECT_EQ(341, raw);
+	/* an exact half rounds up, as BRBrain's Math.round on floats */
+	EXPECT_EQ(0, cm5_from_natural(goal, 150.0, &raw));
+	EXPECT_EQ(512, raw);
 	EXPECT_NEAR(300.0, cm5_to_natural(goal, 1023), 1e-9);
 	EXPECT_EQ(-ERANGE, cm5_from_natural(goal, 301.0, &raw));
 	EXPECT_EQ(-ERANGE, cm5_from_natural(pos, 10.0, &raw));
@@ -155,6 +164,91 @@ TEST(parol6_units_and_limits)
 	EXPECT_EQ(-ERANGE, parol6_speed_to_steps(0, 200.0, &s));
 	EXPECT_EQ(0, parol6_speed_to_steps(0, 10.0, &s));
 	EXPECT_EQ(1138, s);
+}
+
+/* The tools attach the discipline by the number the module publishes. */
+TEST(ldisc_number_from_the_module_parameter)
+{
+	char path[] = "/tmp/n_robot_ldisc_XXXXXX";
+	int fd = mkstemp(path);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(3, write(fd, "25\n", 3));
+	close(fd);
+	setenv("N_ROBOT_LDISC_SYSFS", path, 1);
+	EXPECT_EQ(25, nr_link_ldisc_number());
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ASSERT_EQ(4, write(fd, "junk", 4));
+	close(fd);
+	EXPECT_EQ(N_ROBOT_LDISC, nr_link_ldisc_number());
+	unlink(path);
+	/* not loaded: the default, which autoloads it */
+	EXPECT_EQ(N_ROBOT_LDISC, nr_link_ldisc_number());
+	unsetenv("N_ROBOT_LDISC_SYSFS");
+}
+
+/*
+ * attach's hold: until a signal or a hang-up, on a pty (raw: the host has
+ * no discipline; the hold is the same). The helper thread acts after a
+ * pause, so the hold is already waiting when it does.
+ */
+struct hold_peer {
+	pthread_t target;
+	int master;		/* close it: a hang-up */
+	int sig;		/* or send this to target */
+};
+
+static void *hold_peer(void *arg)
+{
+	struct hold_peer *h = arg;
+
+	usleep(100 * 1000);
+	if (h->sig)
+		pthread_kill(h->target, h->sig);
+	else
+		close(h->master);
+	return NULL;
+}
+
+static int hold_until(struct hold_peer *h, struct nr_link *l)
+{
+	pthread_t t;
+	int err;
+
+	h->target = pthread_self();
+	if (pthread_create(&t, NULL, hold_peer, h))
+		return -1000;
+	err = nr_link_hold(l);
+	pthread_join(t, NULL);
+	return err;
+}
+
+TEST(hold_ends_on_a_hang_up_or_a_signal_and_restores_the_signals)
+{
+	struct hold_peer h = { 0 };
+	struct sigaction sa;
+	struct nr_link l;
+	char name[64];
+	sigset_t mask;
+	int master, slave;
+
+	ASSERT_EQ(0, openpty(&master, &slave, name, NULL, NULL));
+	ASSERT_EQ(0, nr_link_open(&l, name, N_ROBOT_FRAMING_PAROL6, NR_LINK_RAW, 0));
+	close(slave);
+	h.sig = SIGTERM;
+	EXPECT_EQ(0, hold_until(&h, &l));
+	h.sig = SIGHUP;
+	EXPECT_EQ(0, hold_until(&h, &l));
+	/* the default dispositions and an empty mask again */
+	ASSERT_EQ(0, sigaction(SIGTERM, NULL, &sa));
+	EXPECT_TRUE(sa.sa_handler == SIG_DFL);
+	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, NULL, &mask));
+	EXPECT_FALSE(sigismember(&mask, SIGTERM));
+	EXPECT_FALSE(sigismember(&mask, SIGINT));
+	h.sig = 0;
+	h.master = master;
+	EXPECT_EQ(-EIO, hold_until(&h, &l));
+	nr_link_close(&l);
 }
 
 TEST_HARNESS_MAIN

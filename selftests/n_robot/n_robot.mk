@@ -47,4 +47,26 @@ BENCHES += $(srctree)/selftests/n_robot/bench.sh
 UNIT_TESTS += n_robot_lib_test
 n_robot_lib_test_SRCS := $(srctree)/selftests/n_robot/lib_test.c
 n_robot_lib_test_LIBS := cm5 parol6 nrlink nrframer
-n_robot_lib_test_LDLIBS := -lm
+n_robot_lib_test_LDLIBS := -lm -lpthread -lutil
+
+# libcm5's error paths against a scripted CM-5 on a socketpair.
+UNIT_TESTS += n_robot_cm5_errors_test
+n_robot_cm5_errors_test_SRCS := $(srctree)/selftests/n_robot/cm5_errors_test.c
+n_robot_cm5_errors_test_LIBS := cm5 nrlink nrframer
+n_robot_cm5_errors_test_LDLIBS := -lm -lpthread
+
+# The Python bindings' examples against the emulators (host, make unit).
+HOST_TESTS += $(srctree)/selftests/n_robot/python_test.sh
+
+# make bench: the links end to end (link_bench.sh): the CM-5 loop rate for
+# 18 servos at 115.2 kbaud and the PAROL6 round trip; on the host through
+# the userspace framers, in a VM boot of its own through the module.
+PROGRAMS += n_robot_rtt_bench
+n_robot_rtt_bench_SRCS := $(srctree)/selftests/n_robot/rtt_bench.c
+n_robot_rtt_bench_LIBS := parol6 nrlink nrframer
+n_robot_rtt_bench_LDLIBS := -lm
+BENCHES += $(srctree)/selftests/n_robot/link_bench.sh
+VM_BENCH_SUITES += n_robot_bench
+n_robot_bench_VM_PROGS := n_robot_rtt_bench n_robot_link_bench
+n_robot_bench_VM_FILES := selftests/n_robot/link_bench.sh
+n_robot_link_bench_SRCS := $(srctree)/selftests/n_robot/link_bench_vm.c

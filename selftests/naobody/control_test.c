@@ -168,7 +168,8 @@ TEST_F(control, stop_zeroes_stiffness_in_the_next_frame_until_rearm)
 		EXPECT_EQ(0, rec.commanded.stiffness[j]);
 	ASSERT_EQ(0, nb_refresh_info(self->t.dev));
 	EXPECT_NE(0u, nb_info(self->t.dev)->flags & NAOBODY_INFO_STOPPED);
-	EXPECT_EQ(0, nbt_sh("grep -qx '1 tool' /sys/class/naobody/naobody/stopped"));
+	EXPECT_EQ(0, nbt_sh("grep -qx 1 /sys/class/naobody/naobody/stopped"));
+	EXPECT_EQ(0, nbt_sh("grep -qx tool /sys/class/naobody/naobody/stop_reason"));
 
 	/* Rearming needs CAP_SYS_ADMIN: as nobody, EPERM. */
 	child = fork();

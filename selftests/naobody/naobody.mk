@@ -2,9 +2,11 @@
 # naobody.ko in the VM: its parameters, and end to end against the chest
 # board emulator through dummy_hcd.
 VM_SUITES += naobody
-naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test events_test boards_test two_boards_test
+naobody_VM_PROGS := params_test e2e_test control_test uapi_test faults_test lifetime_test events_test boards_test two_boards_test stop_test
 naobody_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
-naobody_VM_TIMEOUT := 600
+naobody_VM_TIMEOUT := 900
+# The shutdown hook, run by boards_test against a driver that refuses it.
+naobody_VM_FILES := packaging/systemd/naobody-harakiri
 
 # System suspend gets a VM of its own: virtio-9p has no freeze and restore,
 # so the host's root (/host) is gone after a suspend, and later suites use it.
@@ -30,15 +32,21 @@ uapi_test_LDLIBS := $(NBT_LDLIBS)
 faults_test_SRCS := $(srctree)/selftests/naobody/faults_test.c $(NBT_SRCS)
 faults_test_LIBS := $(NBT_LIBS)
 faults_test_LDLIBS := $(NBT_LDLIBS) -lpthread
+stop_test_SRCS := $(srctree)/selftests/naobody/stop_test.c $(NBT_SRCS)
+stop_test_LIBS := $(NBT_LIBS)
+stop_test_LDLIBS := $(NBT_LDLIBS)
 lifetime_test_SRCS := $(srctree)/selftests/naobody/lifetime_test.c $(NBT_SRCS)
 lifetime_test_LIBS := $(NBT_LIBS)
 lifetime_test_LDLIBS := $(NBT_LDLIBS) -lpthread
 
 # make bench: the cycle's figures, in a VM boot of their own.
 VM_BENCH_SUITES += naobody_bench
-naobody_bench_VM_PROGS := cycle_bench
+naobody_bench_VM_PROGS := cycle_bench stop_bench
 naobody_bench_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 naobody_bench_VM_TIMEOUT := 600
+stop_bench_SRCS := $(srctree)/selftests/naobody/stop_bench.c $(NBT_SRCS)
+stop_bench_LIBS := $(NBT_LIBS)
+stop_bench_LDLIBS := $(NBT_LDLIBS)
 cycle_bench_SRCS := $(srctree)/selftests/naobody/cycle_bench.c $(NBT_SRCS)
 cycle_bench_LIBS := $(NBT_LIBS)
 cycle_bench_LDLIBS := $(NBT_LDLIBS)
@@ -47,10 +55,10 @@ events_test_LIBS := $(NBT_LIBS)
 events_test_LDLIBS := $(NBT_LDLIBS) $(shell $(PKG_CONFIG) --libs libmnl)
 boards_test_SRCS := $(srctree)/selftests/naobody/boards_test.c $(NBT_SRCS)
 boards_test_LIBS := $(NBT_LIBS)
-boards_test_LDLIBS := $(NBT_LDLIBS)
+boards_test_LDLIBS := $(NBT_LDLIBS) -lpthread
 two_boards_test_SRCS := $(srctree)/selftests/naobody/two_boards_test.c $(NBT_SRCS)
 two_boards_test_LIBS := $(NBT_LIBS)
-two_boards_test_LDLIBS := $(NBT_LDLIBS)
+two_boards_test_LDLIBS := $(NBT_LDLIBS) -lpthread
 suspend_test_SRCS := $(srctree)/selftests/naobody/suspend_test.c $(NBT_SRCS)
 suspend_test_LIBS := $(NBT_LIBS)
 suspend_test_LDLIBS := $(NBT_LDLIBS)

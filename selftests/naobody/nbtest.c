@@ -2,6 +2,7 @@
 #include "nbtest.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,13 @@ int nbt_wait_path(const char *path, bool present, int timeout_ms)
 	return -ETIMEDOUT;
 }
 
+static int time_scale(void)
+{
+	const char *s = getenv("NBVM_TIME_SCALE");
+
+	return s && atoi(s) > 0 ? atoi(s) : 1;
+}
+
 int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 {
 	struct nb_emu_options opt = { .args = emu_args, .quiet = 1 };
@@ -60,7 +68,8 @@ int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 	if (nbt_sh("modprobe naobody %s", modargs ? modargs : ""))
 		return -ENOEXEC;
 	t->module_loaded = 1;
-	if (nbt_wait_path("/dev/naobody", true, 10000))
+	/* Slower on the debug tier (NBVM_TIME_SCALE): a first load there too. */
+	if (nbt_wait_path("/dev/naobody", true, 10000 * time_scale()))
 		return -ETIMEDOUT;
 	t->dev = nb_open(NULL, 0);
 	return t->dev ? 0 : -errno;
@@ -111,10 +120,54 @@ long long nbt_stat(const char *name)
 	return v;
 }
 
+char *nbt_attr(const char *attr, char *buf, size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/class/naobody/naobody/%s", attr);
+	f = fopen(path, "r");
+	if (!f)
+		return buf;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return buf;
+}
+
 void nbt_skip_to_newest(struct nb_device *d)
 {
 	struct naobody_record rec;
 
 	while (nb_next(d, &rec, 0) == 1)
 		;
+}
+
+static int read_int(const char *host_dev, const char *name)
+{
+	char path[96];
+	int v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/usb/devices/%s/%s", host_dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int nbt_open_usbfs(const char *host_dev)
+{
+	int bus = read_int(host_dev, "busnum"), dev = read_int(host_dev, "devnum");
+	char path[64];
+
+	if (bus < 0 || dev < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/dev/bus/usb/%03d/%03d", bus, dev);
+	return open(path, O_RDWR);
 }

@@ -7,6 +7,7 @@
 #define NBTEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define NBT_ALL_BOARDS	(~0u)
@@ -44,6 +45,14 @@ void nbt_skip_to_newest(struct nb_device *d);
 
 /* A counter from /sys/class/naobody/naobody/statistics/, or -1. */
 long long nbt_stat(const char *name);
+
+/* The board's usbfs node (for USBDEVFS_RESET), opened O_RDWR; or -1. */
+int nbt_open_usbfs(const char *host_dev);
+/*
+ * /sys/class/naobody/naobody/<attr>'s first line, without its newline, in
+ * buf; "" if it can't be read. Returns buf.
+ */
+char *nbt_attr(const char *attr, char *buf, size_t len);
 
 /* CLOCK_MONOTONIC in ns, as the ring's timestamps. */
 uint64_t nbt_now_ns(void);

@@ -66,6 +66,26 @@ FIXTURE_VARIANT_ADD(params, ring_too_small) {
 	.message = "ring_records=8 is not a power of two in 16..65536",
 };
 
+FIXTURE_VARIANT_ADD(params, controller_timeout_too_short) {
+	.args = "controller_timeout_ms=5",
+	.message = "controller_timeout_ms=5 is neither 0 nor in 10..10000",
+};
+
+FIXTURE_VARIANT_ADD(params, controller_timeout_too_long) {
+	.args = "controller_timeout_ms=20000",
+	.message = "controller_timeout_ms=20000 is neither 0 nor in 10..10000",
+};
+
+FIXTURE_VARIANT_ADD(params, ramp_too_long) {
+	.args = "ramp_ms=10001",
+	.message = "ramp_ms=10001 is outside 0..10000",
+};
+
+FIXTURE_VARIANT_ADD(params, accepted_version_not_a_byte) {
+	.args = "accepted_versions=10,300",
+	.message = "accepted_versions: 300 is outside 0..255",
+};
+
 FIXTURE_VARIANT_ADD(params, good_values) {
 	.args = "period_us=10000 ring_records=256 accepted_versions=10,11",
 	.message = NULL,
@@ -97,6 +117,13 @@ TEST_F(params, load)
 		EXPECT_EQ(0, run("grep -qx 10000 /sys/module/naobody/parameters/period_us"));
 		EXPECT_EQ(0, run("grep -qx 256 /sys/module/naobody/parameters/ring_records"));
 		EXPECT_EQ(0, run("grep -qx 10,11 /sys/module/naobody/parameters/accepted_versions"));
+		/* The safety timeouts at run time: refused outside their range, kept. */
+		EXPECT_NE(0, run("echo 5 > /sys/module/naobody/parameters/controller_timeout_ms"));
+		EXPECT_EQ(0, run("grep -qx 100 /sys/module/naobody/parameters/controller_timeout_ms"));
+		EXPECT_NE(0, run("echo 99999 > /sys/module/naobody/parameters/ramp_ms"));
+		EXPECT_EQ(0, run("grep -qx 1000 /sys/module/naobody/parameters/ramp_ms"));
+		EXPECT_EQ(0, run("echo 250 > /sys/module/naobody/parameters/controller_timeout_ms"));
+		EXPECT_EQ(0, run("grep -qx 250 /sys/module/naobody/parameters/controller_timeout_ms"));
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,8 +54,9 @@ static int sysfs_write(const char *path, const char *value)
  * and after time out, and back off at most NAOBODY_BACKOFF_MAX_TICKS (64).
  */
 #define PM_TEST_DELAY_S	3
+/* 180 s: the set-up and the waits alone pass 30 s on the debug tier under load. */
 
-TEST_F(suspend, stops_and_resumes_the_cycle)
+TEST_F_TIMEOUT(suspend, stops_and_resumes_the_cycle, 180)
 {
 	uint64_t gap_ns = 0, gap_ticks = 0, resumed_ns, lost;
 	struct naobody_record rec, prev;
@@ -88,13 +90,77 @@ TEST_F(suspend, stops_and_resumes_the_cycle)
 	EXPECT_EQ(lost, nb_lost(self->t.dev));
 	TH_LOG("longest gap %llu ms, %llu ticks across it",
 	       (unsigned long long)(gap_ns / 1000000), (unsigned long long)gap_ticks);
-	/* The suspend is the longest gap between two records... */
-	EXPECT_LE(PM_TEST_DELAY_S * 1000000000ull, gap_ns);
+	/*
+	 * The suspend is the longest gap between two records. pm_test's
+	 * delay is an mdelay(), a busy loop calibrated at boot, which TCG
+	 * runs as fast as the host then allows: half of it is what's sure.
+	 */
+	EXPECT_LE(PM_TEST_DELAY_S * 1000000000ull / 2, gap_ns);
 	/* ...and the timer did not tick through it (12 ms: 250 ticks). */
 	EXPECT_GE(64 + 2, gap_ticks);
 	/* The boards run again (resumed, or started over if reset-resumed). */
 	EXPECT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 20000));
-	EXPECT_EQ(0, (int)(rec.errors & ~NAOBODY_ERR_TIMEOUT));
+	/*
+	 * No transfer errors: timeouts are the suspend's own, and an overrun
+	 * (the previous cycle still in flight) is the emulated machine's
+	 * timing, which TCG does not promise on any tier...
+	 */
+	EXPECT_EQ(0, (int)(rec.errors & ~(NAOBODY_ERR_TIMEOUT | NAOBODY_ERR_OVERRUN)));
+	/* ...but the cycle must get back to clean records soon after. */
+	for (n = 0; n < 500 && nb_next(self->t.dev, &rec, 5000) == 1 && rec.errors; n++)
+		;
+	EXPECT_EQ(0, (int)rec.errors) {
+		TH_LOG("no record without errors in the %d after the resume's second", n);
+	}
+}
+
+/*
+ * Suspend tries the limp frame first, within its bound. That the board
+ * gets it cannot be shown here (Documentation/naobody.rst, "The last frame
+ * is limp"): the emulator is a user process, frozen before any device is
+ * suspended, so nothing it records comes from the suspend. With the
+ * default asynchronous suspend, dummy_hcd's UDC (a platform device,
+ * neither our parent nor our child) may be suspended before our interface,
+ * and the frame fails with EPROTO; with pm_async off, it reaches the UDC
+ * but the frozen emulator has no OUT request queued, and it fails with
+ * ENOENT once its 50 ms are up. What is checked: the driver's log says the
+ * suspend's last frame was tried (a failure is a warning, a success a
+ * debug message: either names the suspend), once per suspend.
+ */
+static int suspend_limp_lines(void)
+{
+	FILE *p = popen("dmesg | grep -c 'last frame (stiffness 0) before suspending'", "r");
+	int n = -1;
+
+	if (!p)
+		return -1;
+	if (fscanf(p, "%d", &n) != 1)
+		n = -1;
+	pclose(p);
+	return n;
+}
+
+TEST_F_TIMEOUT(suspend, a_suspend_tries_a_limp_frame_first, 180)
+{
+	char delay[16];
+	int before;
+
+	if (access("/sys/power/pm_test", W_OK))
+		SKIP(return, "no /sys/power/pm_test (CONFIG_PM_DEBUG)");
+	ASSERT_EQ(1, nb_wait_ready(self->t.dev, 20000));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	/* Success is logged at debug level: make it show. */
+	nbt_sh("echo 'module naobody +p' > /sys/kernel/debug/dynamic_debug/control 2>/dev/null");
+	before = suspend_limp_lines();
+	ASSERT_LE(0, before);
+	snprintf(delay, sizeof(delay), "%d", 1);
+	ASSERT_EQ(0, sysfs_write("/sys/module/suspend/parameters/pm_test_delay", delay));
+	ASSERT_EQ(0, sysfs_write("/sys/power/pm_test", "devices"));
+	EXPECT_EQ(0, sysfs_write("/sys/power/state", "freeze"));
+	EXPECT_EQ(0, sysfs_write("/sys/power/pm_test", "none"));
+	EXPECT_EQ(before + 1, suspend_limp_lines());
+	nbt_sh("dmesg | grep 'last frame (stiffness 0) before suspending' | tail -1");
+	EXPECT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 20000));
 }
 
 TEST_HARNESS_MAIN

@@ -18,8 +18,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import msgpack  # noqa: E402
-from nbtest import (LATE, LOLA_JOINT_NAMES, REAL, Client, Daemon, Lola, Tap,  # noqa: E402
-                    TestFailure, check, check_not_fallen, frame, free_port, wait_for)
+from nbtest import (LATE, LOLA_JOINT_NAMES, REAL, Client, Daemon, EmuBody, Lola, Tap,  # noqa: E402
+                    TestFailure, check, check_not_fallen, frame, free_port, note, wait_for)
 
 tap = Tap()
 
@@ -335,6 +335,8 @@ def state_counts():
         b.set("battery_status", 0, -32552)  # the register's 0x80d8, an int16 on the wire
         b.set("battery_charge", 0, 55)
         b.set("battery_current", 0, -2345)
+        # Tenths of a degree, and LoLA's 0.1 once more: 31.2 C reads 3.12, not
+        # the whole degrees' 3.1 (Documentation/chest-board-protocol.rst).
         b.set("battery_temperature", 0, 312)  # the last one set: all are there with it
         s = c.state(pred=lambda s: abs(s["battery"]["temperature"] - 3.12) < 1e-4,
                     timeout=3 + LATE, what="the new counts")
@@ -395,6 +397,66 @@ def state_counts():
 
 
 # ---- Power and Motion ----------------------------------------------------------------
+
+@tap.test(sim=False, real=True)
+def battery_charge_out_of_range():
+    """State on naobody.ko: a charge out of 0..1 keeps the last good value, on LoLA too"""
+    with Daemon() as d:
+        b = d.body
+        c = ready(d, rate=83.3)
+        b.set("battery_charge", 0, 42)
+        c.state(pred=lambda s: abs(s["battery"]["charge"] - 0.42) < 1e-6, timeout=3 + LATE,
+                what="charge 0.42")
+        b.set("battery_charge", 0, 150)  # 1.5: out of range, dropped
+        b.set("battery_temperature", 0, 285)  # a change to see that new states come
+        s = c.state(pred=lambda s: abs(s["battery"]["temperature"] - 2.85) < 1e-4,
+                    timeout=3 + LATE, what="the new temperature")
+        check(abs(s["battery"]["charge"] - 0.42) < 1e-6, f"charge {s['battery']['charge']}")
+        for _ in range(20):
+            s = c.state()
+            check(abs(s["battery"]["charge"] - 0.42) < 1e-6, f"charge {s['battery']['charge']}")
+        m = Lola(d).read()
+        check(abs(m["Battery"][0] - 0.42) < 1e-6 and abs(m["Battery"][3] - 2.85) < 1e-6,
+              f"LoLA Battery {m['Battery']}")
+
+
+@tap.test(real=True)
+def wake_waits_for_the_calibration():
+    """Power: no Wake while the body's calibration is not read (the log says why); then Wake works"""
+    if REAL:  # the board comes again and serves its preference block late
+        body = EmuBody.shared()
+        body.withhold_calibration()
+    try:
+        with Daemon(*([] if REAL else ["--sim-uncalibrated", "3"])) as d:
+            c = ready(d)
+            c.send({"Power": "Wake"})
+            s = settle(c, 1.5)
+            check(s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff",
+                  f"woken without a calibration: {s['primary_state']} {s['motion']}")
+            check(d.body.legs_stiffness() == 0, f"legs stiffness {d.body.legs_stiffness()}")
+            wait_for(lambda: "Wake refused: the body's calibration" in d.log(), 1, "the reason")
+            check("--allow-uncalibrated" in d.log(), "the log does not name the override")
+            if REAL:
+                d.body.release_calibration()
+            wait_for(lambda: "calibration is read" in d.log(), 5 + LATE, "the calibration")
+            c.send({"Power": "Wake"})
+            c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial",
+                    4 + LATE, "standing after Wake")
+            check(d.body.legs_stiffness() > 0.9, f"legs stiffness {d.body.legs_stiffness()}")
+    finally:
+        if REAL:
+            body.release_calibration()
+
+
+@tap.test
+def allow_uncalibrated():
+    """Power: --allow-uncalibrated wakes a body whose calibration is not read, and says so"""
+    with Daemon("--sim-uncalibrated", "1000", "--allow-uncalibrated") as d:
+        awake(d)
+        check(d.body.legs_stiffness() > 0.9, f"legs stiffness {d.body.legs_stiffness()}")
+        check("--allow-uncalibrated: stiffening a body without its calibration" in d.log(),
+              "no warning in the log")
+
 
 @tap.test(real=True)
 def power_wake_rest():
@@ -613,8 +675,10 @@ def leds_override():
 
 @tap.test
 def audio_and_cameras():
-    """Speaker, SpeakerClear, Volume, cameras, microphone: checked, answered honestly"""
-    with Daemon() as d:
+    """Speaker, SpeakerClear, Volume, cameras, microphone without devices: checked, said so"""
+    # Cameras that are not there (the VM's head_camera suite streams from vivid).
+    with Daemon("--camera-top", "/nonexistent/video-top",
+                "--camera-bottom", "/nonexistent/video-bottom") as d:
         c = ready(d)
         c.send({"Speaker": {"samples": [0, 1, -1, 32767, -32768]}})
         c.send("SpeakerClear")
@@ -625,8 +689,14 @@ def audio_and_cameras():
         check(not [m for m in got if "Image" in m or "Microphone" in m], "media messages?")
         check([m for m in got if "State" in m], "no State")
         log = d.log()
-        check("no audio device yet" in log, "no line about audio")
-        check("no Image or Microphone messages will come" in log, "no line about cameras")
+        # The simulated body has no speaker, microphones or mixer (--sim names none).
+        check("audio: none" in log, "no line saying there is no audio")
+        check("Speaker dropped: there is no speaker" in log, "no line about Speaker")
+        check("Volume dropped: there is no speaker mixer" in log, "no line about Volume")
+        check("no Microphone messages will come" in log, "no line about the microphones")
+        check("camera Top (/nonexistent/video-top): missing: open: No such file" in log and
+              "camera Bottom (/nonexistent/video-bottom): missing" in log,
+              "no line about the missing cameras")
         for bad, what in [({"Speaker": {"samples": [40000]}}, "Speaker.samples[0]: 40000"),
                           ({"Speaker": {"samples": [1.5]}}, "Speaker.samples[0]: expected an"),
                           ({"Volume": {"percent": 300}}, "Volume.percent: 300"),
@@ -720,7 +790,8 @@ def stop_latches():
         check(d.body.stopped(), "the body did not latch")
         wait_for(lambda: d.body.legs_stiffness() == 0, 0.5 + LATE, "stiffness 0 at the body")
         if REAL:
-            check(d.body.sysfs("stopped") == "1 api", f"stopped: {d.body.sysfs('stopped')}")
+            check(d.body.sysfs("stopped") == "1", f"stopped: {d.body.sysfs('stopped')}")
+            check(d.body.sysfs("stop_reason") == "api", f"reason: {d.body.sysfs('stop_reason')}")
             check(max(d.body.last_frame()["stiffness"]) == 0, "a joint still stiff at the board")
         check("death switch latched" in d.log(), "log")
         # Latched: Wake does nothing until a rearm, and stays limp after it.
@@ -777,8 +848,22 @@ def bad_input_limit():
         c.send_raw(struct.pack(">I", len(body)) + body)
         wait_for(lambda: 'unknown variant "Dance"' in d.log(), 3, "the 8 MiB frame")
         c.state(timeout=1)  # still there
-        # Too many values for one frame: refused before msgpack-c allocates.
-        c.send({"Speaker": {"samples": [0] * (300 * 1024)}})
+        # Speaker: every frame the spec allows, however many samples (each
+        # checked without an object per sample), in each of its shapes.
+        for m in ({"Speaker": {"samples": [-32768, 32767] * (150 * 1024)}},
+                  {"Speaker": [[1] * (300 * 1024)]}, {"Speaker": [7] * (300 * 1024)}):
+            c.send(m)
+        big = msgpack.packb({"Speaker": {"samples": [0] * (8 * 1024 * 1024 - 32)}})
+        check(len(big) <= 8 * 1024 * 1024, f"test frame of {len(big)} bytes")
+        c.send_raw(struct.pack(">I", len(big)) + big)
+        c.send({"Speaker": {"samples": [0] * (300 * 1024) + [40000]}})
+        wait_for(lambda: "Speaker.samples[307200]: 40000 is out of range" in d.log(), 5,
+                 "the bad sample named")
+        c.state(timeout=1)  # still there
+        check("too many values" not in d.log() and "disconnected" not in
+              d.log().split("8 MiB limit")[-1], d.log())
+        # Too many values in a frame of another kind: refused before msgpack-c allocates.
+        c.send({"Dance": [0] * (300 * 1024)})
         check(c.closed(2), "a frame of 300 k values kept the connection")
         check("too many values" in d.log(), "log")
 
@@ -844,14 +929,45 @@ def options():
                       (["stray"], "unexpected argument")]:
         r = subprocess.run([binary("naobodyd")] + args, capture_output=True, text=True)
         check(r.returncode == 2 and msg in r.stderr, f"{args}: {r.returncode} {r.stderr}")
+    # Without --sim, a missing device is an error, never the simulated body.
+    r = subprocess.run([binary("naobodyd"), "--device", "/nonexistent/naobody", "--no-lola",
+                        "--no-guard", "--port", "0", "--bind", "127.0.0.1"],
+                       capture_output=True, text=True, timeout=10)
+    check(r.returncode == 1 and "/nonexistent/naobody: No such file or directory: no body "
+          "to serve" in r.stderr and "--sim serves the simulated body" in r.stderr and
+          "simulated body (" not in r.stderr, f"{r.returncode} {r.stderr}")
+    def policies(d):
+        policy = {}  # thread name: (policy, priority)
+        for tid in os.listdir(f"/proc/{d.proc.pid}/task"):
+            with open(f"/proc/{d.proc.pid}/task/{tid}/stat") as f:
+                name, fields = f.read().split("(", 1)[1].rsplit(")", 1)
+            fields = fields.split()
+            policy[name] = (int(fields[38]), int(fields[37]))
+        check("naobodyd-body" in policy, f"no body thread: {policy}")
+        # The body thread alone is real-time: the network side is not.
+        others = [v for k, v in policy.items() if k != "naobodyd-body"]
+        check(others and all(p == 0 for p, _ in others), f"threads {policy}")
+        return policy
+
     with Daemon("--priority", "15") as d:
-        with open(f"/proc/{d.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        if int(fields[38]) == 1:
-            check(int(fields[37]) == 15 and "SCHED_FIFO priority 15" in d.log(), d.log())
+        policy = policies(d)
+        if policy["naobodyd-body"][0] == 1:
+            check(policy["naobodyd-body"][1] == 15 and "SCHED_FIFO priority 15" in d.log(),
+                  d.log())
         else:
             check("cannot get SCHED_FIFO priority 15" in d.log(), d.log())
         ready(d).state()
+    # Started real-time, as naobodyd.service's CPUSchedulingPolicy= starts it
+    # (where the machine allows it): still the body thread alone.
+    if subprocess.run(["chrt", "-f", "12", "true"], capture_output=True).returncode == 0:
+        with Daemon(wrapper=["chrt", "-f", "12"]) as d:
+            policy = policies(d)
+            check(policy["naobodyd-body"] == (1, 12) and
+                  "the network side at normal priority, SCHED_FIFO 12 for the body thread" in d.log(),
+                  f"started at SCHED_FIFO 12: threads {policy}\n{d.log()}")
+            ready(d).state()
+    else:
+        note("chrt -f is not allowed here: the real-time start is not checked")
 
 
 if __name__ == "__main__":

@@ -79,12 +79,11 @@ def packet_layout():
         raw = lola.read_raw()
         check(len(raw) == LOLA_PACKET, f"{len(raw)} bytes")
         m, size = unpack_first_with_size(raw)
-        config = [BODY, d.body.body_version, HEAD, d.body.head_version]
+        # LoLA's strings are 20, 5, 20 and 5 characters, always; naobodyd has
+        # no head version on the real body (no head yet): the placeholder.
+        config = [BODY, d.body.body_version or "0.0.0", HEAD, d.body.head_version or "0.0.0"]
         check(m["RobotConfig"] == config, f"{m['RobotConfig']}")
-        # LoLA's strings fill 20, 5, 20 and 5 characters; naobodyd has no
-        # head version on the real body (no head yet).
-        short = sum(n - len(v) for v, n in zip(config, (20, 5, 20, 5)))
-        check(size == LOLA_PACKET - short, f"the map is {size} bytes, {short} characters short")
+        check(size == LOLA_PACKET, f"the map is {size} bytes, not LoLA's 896")
         check(list(m) == KEYS, f"keys {list(m)}")
         for k, n in LENGTHS.items():
             check(len(m[k]) == n, f"{k}: {len(m[k])} values")
@@ -92,15 +91,19 @@ def packet_layout():
 
 @tap.test(real=True)
 def packet_types():
-    """LoLA: every number a float32, Status positive fixints 0..3, short ids zero-padded"""
-    with Daemon("--body-id", "X1", "--head-id", "Y2") as d:
-        raw = Lola(d).read_raw()
-        types, end = walk_raw(raw)
-        for k in KEYS[1:-1]:
-            check(set(types[k]) == {0xca}, f"{k}: types {set(hex(t) for t in types[k])}")
-        check(all(t <= 3 for t in types["Status"]), f"Status {types['Status']}")
-        check(end < LOLA_PACKET and raw[end:] == b"\0" * (LOLA_PACKET - end),
-              f"padding from {end}")
+    """LoLA: every number a float32, Status positive fixints 0..3, the map 896 bytes with short ids"""
+    for body_id, head_id in (("X1", "Y"), ("P0000073A07S94700012", "Y" * 20)):
+        with Daemon("--body-id", body_id, "--head-id", head_id) as d:
+            raw = Lola(d).read_raw()
+            types, end = walk_raw(raw)
+            for k in KEYS[1:-1]:
+                check(set(types[k]) == {0xca}, f"{k}: types {set(hex(t) for t in types[k])}")
+            check(all(t <= 3 for t in types["Status"]), f"Status {types['Status']}")
+            # Exactly LoLA's length, no padding: NaoTH and Nao Devils refuse any.
+            check(end == LOLA_PACKET, f"the map ends at {end}, not at {LOLA_PACKET}")
+            m = unpack_first_with_size(raw)[0]
+            check(m["RobotConfig"][0] == (body_id + "-" * 20)[:20] and
+                  m["RobotConfig"][2] == (head_id + "-" * 20)[:20], f"{m['RobotConfig']}")
 
 
 @tap.test
@@ -161,9 +164,11 @@ def actuators_drive():
         lola = Lola(d)
         target = list(STAND)
         target[0] = 0.5
+        # Float slots carrying MessagePack integers (STAND's zeros, and the
+        # stiffness 1 as msgpack-c >= 4.1.2 writes 1.0): taken as numbers.
         for _ in range(150):
             m = lola.read()
-            lola.send({"Position": target, "Stiffness": [1.0] * 25})
+            lola.send({"Position": target, "Stiffness": [1] * 25})
         check(abs(m["Position"][0] - 0.5) < 0.01, f"HeadYaw {m['Position'][0]}")
         check(abs(m["Position"][10] - 0.92) < 0.02, f"LKneePitch {m['Position'][10]}")
         check(m["Stiffness"] == [1.0] * 25, "commanded stiffness")
@@ -182,6 +187,24 @@ def actuators_drive():
                                          round(target[j] * 4096 / (2 * math.pi)))
                 check(abs(f["position"][j] - want) <= 1,
                       f"joint {j}: {f['position'][j]} at the board, {want} sent")
+
+
+@tap.test
+def no_stiffness_without_the_calibration():
+    """LoLA: Stiffness does not reach a body whose calibration is not read, then does"""
+    with Daemon("--sim-uncalibrated", "2") as d:
+        lola = Lola(d)
+        for _ in range(60):
+            lola.read()
+            lola.send({"Position": list(STAND), "Stiffness": [1.0] * 25})
+        check(d.body.legs_stiffness() == 0, f"legs stiffness {d.body.legs_stiffness()}")
+        check("no stiffness (Wake, LoLA) for now" in d.log(), "no reason in the log")
+
+        def stiff():
+            lola.read()
+            lola.send({"Position": list(STAND), "Stiffness": [1.0] * 25})
+            return d.body.legs_stiffness() > 0.9
+        wait_for(stiff, 4, "the LoLA client's stiffness once calibrated", step=0)
 
 
 @tap.test(real=True)
@@ -237,26 +260,70 @@ def actuators_bad():
 
 @tap.test
 def controller_rule():
-    """LoLA: a LoLA client is the controller like a TCP one: the newest replaces the other"""
+    """LoLA: a LoLA client that drives is the controller like a TCP one: the newest replaces the other"""
     with Daemon() as d:
         a = Lola(d)
+        a.read()
+        a.send({"Stiffness": [0.0] * 25})
         a.read()
         c = ready(d)
         c.state()
         check(eof(a), "the LoLA client stayed after a TCP client's Hello")
         b = Lola(d)
         b.read()
-        check(c.closed(1), "the TCP client stayed after a LoLA client connected")
+        check(not c.closed(0.3), "a LoLA reader replaced the TCP client")
+        b.send({"Stiffness": [0.0] * 25})
+        check(c.closed(1), "the TCP client stayed after a LoLA client drove")
         b2 = Lola(d)
         b2.read()
-        check(eof(b), "the first LoLA client stayed after a second one")
+        b2.send({"Stiffness": [0.0] * 25})
+        check(eof(b), "the first LoLA client stayed after a second one drove")
         check("replaced as the controller by a robot API client" in d.log(), "log")
         check("replaced as the controller by a LoLA client" in d.log(), "log")
 
 
+@tap.test
+def readers():
+    """LoLA: readers beside the controller get every packet; a slow one delays nobody"""
+    with Daemon() as d:
+        ctl = Lola(d)
+        ctl.read()
+        ctl.send({"Stiffness": [0.0] * 25})
+        readers = [Lola(d) for _ in range(3)]
+        slow = Lola(d)  # never reads
+        slow.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        c = Client(d)  # a TCP client that never says Hello takes nothing either
+        for r in readers:
+            r.read()
+        time.sleep(1.0)  # the slow reader's buffers fill
+        t0 = time.monotonic()
+        counts = [0] * (len(readers) + 1)
+        deadline = t0 + 2.0
+        while time.monotonic() < deadline:
+            for i, r in enumerate([ctl] + readers):
+                r.sock.settimeout(0.5)
+                r.read_raw()
+                counts[i] += 1
+            ctl.send({"Stiffness": [0.0] * 25})
+        elapsed = time.monotonic() - t0
+        # Every reader keeps up with the cycle (83.3 Hz), the controller too.
+        for i, n in enumerate(counts):
+            check(n >= 0.8 * elapsed / 0.012, f"client {i}: {n} packets in {elapsed:.2f} s")
+        check("reads until it sends an actuator map" in d.log(), "log")
+        check(d.log().count("it is the controller") == 1, "a reader became the controller")
+        check("disconnected" not in d.log().split("lola: client 1 sent")[-1] or
+              "lola: client" not in d.log().split("disconnected")[-1], d.log())
+        # A reader's packets are whole and LoLA's: 896 bytes each.
+        m, size = unpack_first_with_size(readers[0].read_raw())
+        check(size == LOLA_PACKET and list(m) == KEYS, f"{size} bytes, keys {list(m)}")
+        c.close()
+        slow.close()
+
+
 def eof(lola):
+    """Closed: EOF after what was already queued (up to a few seconds' worth)."""
     try:
-        for _ in range(20):
+        for _ in range(500):
             lola.read_raw()
     except (ConnectionError, socket.timeout):
         return True

@@ -33,6 +33,11 @@ SEEDS = {
                       "right_foot": None}},
     "leds_nil": {"Leds": None},
     "speaker": {"Speaker": {"samples": [0, 32767, -32768, 5]}},
+    # Speaker's byte walk (codec_decode_speaker): the positional and the
+    # newtype shapes, wide integer encodings, a sample out of range.
+    "speaker_positional": {"Speaker": [[1, -1, 300, -300, 0]]},
+    "speaker_bare": {"Speaker": [127, -32, 255, -129, 25535]},
+    "speaker_out_of_range": {"Speaker": {"samples": [1, 40000, -40000]}},
     "speaker_clear": "SpeakerClear",
     "volume": {"Volume": {"percent": 120, "muted": None}},
     "subscribe": {"Subscribe": {"state": True, "cameras": ["Top", "Bottom"],

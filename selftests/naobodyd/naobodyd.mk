@@ -2,9 +2,15 @@
 # naobodyd and naoguard on the host, against the simulated body, with a
 # client on Debian's python3-msgpack (nbtest.py). Each prints TAP.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
-	api_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py)
+	api_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
+	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py \
+	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
+# The status page: its static files, and the page in headless chromium.
+HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py status_page_test.py)
 # The benchmark: latency, CPU, RSS and churn against the simulated body.
 BENCHES += $(srctree)/selftests/naobodyd/naobodyd_bench.py
+# The REST API: wrk on GET /state, SSE clients' CPU, the body loop under HTTP.
+BENCHES += $(srctree)/selftests/naobodyd/rest_bench.py
 
 # libFuzzer: the structural check, the robot API decoder and the LoLA
 # actuator parser; seeds written by make_corpus.py.
@@ -20,7 +26,9 @@ naobodyd_vm_VM_PROGS := naobodyd_vm.sh
 naobodyd_vm_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 naobodyd_vm_VM_TIMEOUT := 400
 naobodyd_vm_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm.sh vm_env.sh nbtest.py \
-	api_test.py watchdog_test.py lola_test.py naoguard_test.py vm_tests.py)
+	api_test.py watchdog_test.py lola_test.py naoguard_test.py vm_tests.py \
+	resttest.py rest_body_test.py rest_serial_test.py) Documentation/rest-api.yaml \
+	uapi/linux/naobody.h
 
 # make bench: the same benchmark in the VM, against naobody.ko and the
 # emulator; it adds naoguard's UDP stop to stiffness 0 at the board.
@@ -30,3 +38,41 @@ naobodyd_vm_bench_VM_KMODS := $(naobodyd_vm_VM_KMODS)
 naobodyd_vm_bench_VM_TIMEOUT := 600
 naobodyd_vm_bench_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm_bench.sh vm_env.sh \
 	nbtest.py api_test.py naoguard_test.py naobodyd_bench.py)
+
+# The LoLA sensor map: exactly 896 bytes, whatever the ids and values.
+UNIT_TESTS += naobodyd_lola_pack_test
+naobodyd_lola_pack_test_SRCS := $(srctree)/selftests/naobodyd/lola_pack_test.c
+naobodyd_lola_pack_test_LIBS := nbdcodec
+naobodyd_lola_pack_test_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
+
+# The REST API's mailbox to the body thread: answers, timeouts, busy.
+UNIT_TESTS += naobodyd_rest_cmd_test
+naobodyd_rest_cmd_test_SRCS := $(srctree)/selftests/naobodyd/rest_cmd_test.c \
+	$(srctree)/userspace/naobodyd/rest_cmd.c
+naobodyd_rest_cmd_test_LDLIBS := -lpthread
+
+# The serial bodies' requests, parsed and checked against libparol6's and
+# libcm5's rules before anything is sent.
+UNIT_TESTS += naobodyd_rest_serial_parse_test
+naobodyd_rest_serial_parse_test_SRCS := $(srctree)/selftests/naobodyd/rest_serial_parse_test.c \
+	$(srctree)/userspace/naobodyd/rest_serial_parse.c
+naobodyd_rest_serial_parse_test_LIBS := cm5 parol6 nrlink nrframer
+naobodyd_rest_serial_parse_test_LDLIBS := $(shell $(PKG_CONFIG) --libs jansson) -lm
+
+# The head bus's decoding table and the head id's file (head_bus_table.h).
+UNIT_TESTS += naobodyd_head_bus_table_test
+naobodyd_head_bus_table_test_SRCS := $(srctree)/selftests/naobodyd/head_bus_table_test.c \
+	$(srctree)/userspace/naobodyd/head_bus.c
+naobodyd_head_bus_table_test_LIBS := nbdcodec
+naobodyd_head_bus_table_test_LDLIBS := -lpthread -lm
+
+# In the VM, stock tier only: the head bus against Debian's i2c-stub, on the
+# simulated body (nothing of the chest board's is needed), i2c-tools' i2cset
+# scripting the registers.
+VM_SUITES += naobodyd_headbus
+naobodyd_headbus_VM_TIER := stock
+naobodyd_headbus_VM_PROGS := headbus_vm.sh
+naobodyd_headbus_VM_KMODS := i2c-dev i2c-stub
+naobodyd_headbus_VM_TIMEOUT := 120
+naobodyd_headbus_VM_FILES := $(addprefix selftests/naobodyd/, headbus_vm.sh vm_env.sh nbtest.py \
+	resttest.py api_test.py headbus_test.py) Documentation/rest-api.yaml

@@ -19,6 +19,7 @@ operations on either.
 import concurrent.futures
 import math
 import os
+import re
 import signal
 import socket
 import struct
@@ -44,6 +45,9 @@ REAL = BODY == "real"
 # slower. Lower bounds (nothing before its time) never move.
 TIME_SCALE = float(os.environ.get("NBVM_TIME_SCALE", "1"))
 LATE = float(os.environ.get("NBTEST_LATE", str(TIME_SCALE) if REAL else "0"))
+# A wait for a message that should come at once: its bound grows with the
+# slowdown (a bound, not a speed check: rates are the benchmarks' business).
+WAIT = 3 * TIME_SCALE
 DEVICE = os.environ.get("NBTEST_DEVICE", "/dev/naobody")
 
 
@@ -170,40 +174,67 @@ class Daemon:
     (body= another): --sim with a control socket, or /dev/naobody. d.body
     is the body."""
 
-    def __init__(self, *extra, guard=None, lola=True, wrapper=None, wait=True, body=BODY):
+    def __init__(self, *extra, guard=None, lola=True, wrapper=None, wait=True, body=BODY,
+                 rest=False):
         self.tmp = tempfile.TemporaryDirectory(prefix="naobodyd-test-")
-        self.port = free_port()
+        self.state_dir = os.path.join(self.tmp.name, "state")
         self.real = body == "real"
         self.lola_path = os.path.join(self.tmp.name, "robocup") if lola else None
         self.control_path = None if self.real else os.path.join(self.tmp.name, "sim")
         self.log_path = os.path.join(self.tmp.name, "log")
+        if self.real:
+            self.body = EmuBody.shared()
+        else:
+            self.body = SimBody(self)
+        self._how = (extra, guard, lola, wrapper, rest)
+        self.final_log = None
+        getattr(_notes, "daemons", []).append(self)
+        self._control = None
+        self._spawn()
+        if wait:
+            self.wait_ready()
+
+    # A port free_port() saw free can be taken before naobodyd binds it (by
+    # another test's client, whose ephemeral port comes from the same range):
+    # naobodyd then exits saying it cannot listen, and gets new ports.
+    SPAWN_TRIES = 3
+
+    def _spawn(self):
+        extra, guard, lola, wrapper, rest = self._how
+        self.spawns = getattr(self, "spawns", 0) + 1
+        self.port = free_port()
+        # The REST API (rest_test.py) only when asked: its token lives in a
+        # private state directory, on a free port.
+        self.rest_port = free_port() if rest else None
         args = [binary("naobodyd"), "--bind", "127.0.0.1", "--port", str(self.port)]
         if self.real:
             args += ["--device", DEVICE]
-            self.body = EmuBody.shared()
         else:
             args += ["--sim", "--sim-control", self.control_path]
-            self.body = SimBody(self)
         args += ["--lola", self.lola_path] if lola else ["--no-lola"]
         args += ["--guard", f"127.0.0.1:{guard}"] if guard else ["--no-guard"]
+        args += ["--rest-port", str(self.rest_port), "--state-dir", self.state_dir] \
+            if rest else ["--no-rest"]
         args += list(extra)
         self.args = (wrapper or []) + args
         self.log_file = open(self.log_path, "w")
         self.proc = subprocess.Popen(self.args, stdout=self.log_file,
                                      stderr=subprocess.STDOUT)
-        self.final_log = None
-        getattr(_notes, "daemons", []).append(self)
-        self._control = None
-        if wait:
-            self.wait_ready()
 
     def wait_ready(self, timeout=10):
         def up():
             if self.proc.poll() is not None:
-                raise TestFailure(f"naobodyd exited with {self.proc.returncode}:\n"
-                                  + self.log())
+                log = self.log()
+                if (re.search(r"(api|rest): cannot listen on .* port", log)
+                        and self.spawns < self.SPAWN_TRIES):
+                    self.log_file.close()
+                    self._spawn()
+                    return False
+                raise TestFailure(f"naobodyd exited with {self.proc.returncode}:\n" + log)
             try:
                 socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                if self.rest_port:
+                    socket.create_connection(("127.0.0.1", self.rest_port), 0.2).close()
                 return self.real or os.path.exists(self.control_path)
             except OSError:
                 return False
@@ -302,7 +333,7 @@ class Client:
                 raise ConnectionError("closed by naobodyd")
             self.buf += chunk
 
-    def recv(self, timeout=3):
+    def recv(self, timeout=WAIT):
         """The next message, decoded."""
         deadline = time.monotonic() + timeout
         self._fill(4, deadline)
@@ -311,7 +342,7 @@ class Client:
         raw, self.buf = self.buf[4:4 + n], self.buf[4 + n:]
         return msgpack.unpackb(raw, raw=False)
 
-    def recv_raw(self, timeout=3):
+    def recv_raw(self, timeout=WAIT):
         """The next frame's MessagePack bytes."""
         deadline = time.monotonic() + timeout
         self._fill(4, deadline)
@@ -320,7 +351,7 @@ class Client:
         raw, self.buf = self.buf[4:4 + n], self.buf[4 + n:]
         return raw
 
-    def expect(self, pred, timeout=3, what="a message"):
+    def expect(self, pred, timeout=WAIT, what="a message"):
         """Messages until pred(msg) is true; the others are kept in self.skipped."""
         deadline = time.monotonic() + timeout
         self.skipped = []
@@ -344,11 +375,11 @@ class Client:
         self.send({"Hello": {"version": version, "client": name}})
         return self.expect(lambda m: isinstance(m, dict) and "Hello" in m, what="Hello")
 
-    def state(self, timeout=3, pred=lambda s: True, what="a State"):
+    def state(self, timeout=WAIT, pred=lambda s: True, what="a State"):
         return self.expect(lambda m: isinstance(m, dict) and "State" in m and pred(m["State"]),
                            timeout, what)["State"]
 
-    def event(self, kind, timeout=3, pred=lambda e: True):
+    def event(self, kind, timeout=WAIT, pred=lambda e: True):
         m = self.expect(lambda m: isinstance(m, dict) and "Event" in m and kind in m["Event"]
                         and pred(m["Event"][kind]), timeout, f"an Event {kind}")
         return m["Event"][kind]
@@ -618,9 +649,16 @@ class EmuBody:
 
     @staticmethod
     def _prefs():
-        """The preference block's numbers, as naoctl prefs prints them."""
-        r = subprocess.run([binary("naoctl"), "prefs"], capture_output=True, text=True,
-                           timeout=10)
+        """The preference block's numbers, as naoctl prefs prints them, once
+        the driver has read them: a start-up read that failed on a loaded
+        machine is retried (calibration "retrying" in sysfs), not final."""
+        deadline = time.monotonic() + 60 * TIME_SCALE
+        while True:
+            r = subprocess.run([binary("naoctl"), "prefs"], capture_output=True, text=True,
+                               timeout=10 * TIME_SCALE)
+            if r.returncode == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         check(r.returncode == 0, f"naoctl prefs: {r.stderr}")
         prefs = {}
         for line in r.stdout.splitlines():
@@ -680,7 +718,25 @@ class EmuBody:
         return [round(v / 255, 3) for v in self.last_frame()[group]]
 
     def stopped(self):
-        return self.sysfs("stopped").startswith("1")
+        return self.sysfs("stopped") == "1"
+
+    def withhold_calibration(self):
+        """The board comes again (unplugged and plugged in) and leaves its
+        preference block unread: naobody.ko reads it again and again."""
+        self.emu.cmd("misbehave no_prefs -1")
+        self.emu.cmd("disconnect")
+        wait_for(lambda: not os.path.exists(self.SYSFS), 5 + LATE, "the device to go")
+        self.emu.cmd("connect")
+        wait_for(lambda: os.path.exists(self.SYSFS) and self.sysfs("calibration") == "retrying",
+                 20 * (1 + LATE), "the preference block to fail", step=0.1)
+        wait_for(self.boards_accepted, 20 * (1 + LATE), "the boards to be accepted", step=0.1)
+
+    def release_calibration(self):
+        """The block is served again; the driver's next retry (at most 32 s
+        apart) reads it."""
+        self.emu.cmd("misbehave no_prefs 0")
+        wait_for(lambda: self.sysfs("calibration") == "read", 40 * (1 + LATE),
+                 "the driver to read the preference block", step=0.2)
 
     def rearm(self):
         r = subprocess.run([binary("naoctl"), "rearm"], capture_output=True, text=True,
@@ -708,6 +764,15 @@ class EmuBody:
     def sysfs(self, name):
         with open(f"{self.SYSFS}/{name}") as f:
             return f.read().strip()
+
+    def boards_accepted(self):
+        """Every board through its handshake, accepted."""
+        try:
+            states = [self.sysfs(f"{b}/state") for b in os.listdir(self.SYSFS)
+                      if b.startswith("board")]
+        except OSError:
+            return False
+        return bool(states) and all(s == "accepted" for s in states)
 
     def last_frame(self):
         """The newest recorded frame that carried the joints' targets."""

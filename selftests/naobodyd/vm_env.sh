@@ -15,6 +15,7 @@
 # with the VM's modprobe: inside the chroot, modprobe would look for the
 # host's modules.
 #
+#   vm_host_up                 the chroot and the test files only (no body)
 #   vm_up [EMULATOR OPTIONS]   start everything; non-zero with a "#" line
 #   vm_python SCRIPT ARGS...   run python3 in the chroot, in $NBVM_WORK
 #   vm_down                    undo vm_up (also on EXIT)
@@ -39,7 +40,8 @@ nbvm_bind() {
 	done
 }
 
-vm_up() {
+# The host's python3 in the chroot, the tests in $NBVM_WORK; no body.
+vm_host_up() {
 	if [ ! -x "$NBVM_HOST/usr/bin/python3" ]; then
 		nbvm_say "no $NBVM_HOST/usr/bin/python3: is the host's root mounted?"
 		return 1
@@ -48,6 +50,13 @@ vm_up() {
 	mkdir -p "$NBVM_WORK/bin"
 	cp /usr/local/bin/* "$NBVM_WORK/bin/"
 	cp ./*.py "$NBVM_WORK/"
+	# The REST API's OpenAPI document, which resttest.py validates against,
+	# and the uapi header whose ABI version rest_body_test.py expects.
+	for f in rest-api.yaml naobody.h; do
+		if [ -e "$f" ]; then
+			cp "$f" "$NBVM_WORK/"
+		fi
+	done
 	nbvm_bind || { nbvm_say "cannot bind the VM's directories into $NBVM_HOST"; return 1; }
 	# Each bound where it belongs (a 9p export without multidevs=remap
 	# mixes up /host/proc and /host/sys).
@@ -62,7 +71,10 @@ vm_up() {
 		sed 's/^/#   /' "$NBVM_WORK/py.err"
 		return 1
 	fi
+}
 
+vm_up() {
+	vm_host_up || return 1
 	rmmod naobody 2>/dev/null
 	# dummy_hcd loaded by hand at high speed: the emulator loads it again at
 	# full speed, as the real board runs.
@@ -75,10 +87,13 @@ vm_up() {
 	modprobe naobody || { nbvm_say "modprobe naobody failed"; return 1; }
 	# The device, then every board through its handshake (the preference
 	# block and the id strings come before it).
-	i=0
-	while [ $i -lt $((600 * ${NBVM_TIME_SCALE:-1})) ]; do
-		if [ -e /dev/naobody ] && [ -r /sys/class/naobody/naobody/boards ] &&
-			! grep -qv ' accepted ' /sys/class/naobody/naobody/boards; then
+	# A deadline on the clock: under a loaded TCG each turn of the loop
+	# (a grep, a sleep) takes far longer than its sleep.
+	limit=$((30 * ${NBVM_TIME_SCALE:-1}))
+	end=$(($(cut -d. -f1 /proc/uptime) + limit))
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+		if [ -e /dev/naobody ] && [ -r /sys/class/naobody/naobody/board0/state ] &&
+			! grep -qvx accepted /sys/class/naobody/naobody/board*/state; then
 			return 0
 		fi
 		if ! kill -0 "$nbvm_emu_pid" 2>/dev/null; then
@@ -87,17 +102,17 @@ vm_up() {
 			return 1
 		fi
 		sleep 0.05
-		i=$((i + 1))
 	done
-	nbvm_say "the body did not come up in $((30 * ${NBVM_TIME_SCALE:-1})) s; boards:"
-	sed 's/^/#   /' /sys/class/naobody/naobody/boards 2>/dev/null
+	nbvm_say "the body did not come up in $limit s; boards:"
+	grep . /sys/class/naobody/naobody/board*/state 2>/dev/null | sed 's/^/#   /'
 	return 1
 }
 
 # Inside the chroot nothing of the VM's environment is wanted but this.
 vm_python() {
 	chroot "$NBVM_HOST" /usr/bin/env -i PATH="$NBVM_WORK/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-		HOME=/tmp O="$NBVM_WORK" NBTEST_BODY=real NBVM_TIME_SCALE="${NBVM_TIME_SCALE:-1}" \
+		HOME=/tmp O="$NBVM_WORK" NBTEST_BODY="${NBTEST_BODY:-real}" \
+		NBVM_TIME_SCALE="${NBVM_TIME_SCALE:-1}" ${NBTEST_HEAD_BUS:+NBTEST_HEAD_BUS="$NBTEST_HEAD_BUS"} \
 		NBTEST_EMU_SOCKET="$NBVM_EMU_SOCKET" NBTEST_BODY_ID="$NBVM_BODY_ID" \
 		${NBTEST_ONLY:+NBTEST_ONLY="$NBTEST_ONLY"} \
 		/usr/bin/python3 -B "$@"

@@ -1,0 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Tests of the build itself (the top-level Makefile and scripts/), run on the
+# host by make unit.
+HOST_TESTS += $(srctree)/selftests/build/kernel_release_test.sh

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * make bench, in the VM: how long the body keeps its last targets, state by
+ * state (Documentation/naobody.rst, "How long the body can keep its last
+ * targets"). For each state the controller first holds every joint at a
+ * stiffness of 500; then the event; then, from the emulator's recording of
+ * the frames it received, the frames (cycles) from the event to the first
+ * frame that carries targets with every stiffness 0, and the milliseconds.
+ *
+ *   running STOP   NAOBODY_IOC_STOP_NOW             goal: <= 1 cycle
+ *   recovering     a stalled bulk IN endpoint       frames after the stall
+ *   resetting      USBDEVFS_RESET (pre_reset)       frames after the ioctl
+ *   unbinding      sysfs unbind (disconnect)        frames after the write
+ *   re-enumerated  stop, replug: stiff frames the new device sent (goal 0)
+ *   suspending     not here: suspend needs a VM of its own (9p has no
+ *                  freeze); suspend_test checks the limp frame
+ *
+ * Figures go out as TAP diagnostics ("# ..."); it never fails on a figure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/usbdevice_fs.h>
+
+#include "nbtest.h"
+
+#define TAIL	1024
+#define REPS	5
+
+static struct nb_emu_frame f[TAIL];
+
+static bool stiff(const struct nb_emu_frame *x)
+{
+	for (int j = 0; x->targets && j < NAOBODY_JOINTS; j++)
+		if (x->act.stiffness[j])
+			return true;
+	return false;
+}
+
+static bool limp(const struct nb_emu_frame *x)
+{
+	return x->targets && !stiff(x);
+}
+
+static uint64_t frames_now(struct nbt *t)
+{
+	struct nb_emu_stats st;
+
+	return nb_emu_stats(&t->emu, &st) ? 0 : st.frames;
+}
+
+static int hold_stiff(struct nbt *t, struct nb_device **ctl)
+{
+	struct naobody_actuators a = { 0 };
+
+	if (!*ctl)
+		*ctl = nb_open(NULL, NB_OPEN_CONTROL);
+	if (!*ctl)
+		return -1;
+	for (int j = 0; j < NAOBODY_JOINTS; j++)
+		a.stiffness[j] = 500;
+	if (nb_command_counts(*ctl, &a, NAOBODY_SET_STIFFNESS))
+		return -1;
+	for (int i = 0; i < 300; i++) {
+		uint64_t n = frames_now(t);
+
+		if (n && nb_emu_frames(&t->emu, n - 1, f, 1) == 1 && stiff(&f[0]))
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* Frames from seq from on until the first limp one: its distance, or -1. */
+static int first_limp(struct nbt *t, uint64_t from, uint64_t from_ns, double *ms)
+{
+	int n = nb_emu_frames(&t->emu, from, f, TAIL);
+
+	for (int i = 0; i < n; i++) {
+		if (limp(&f[i])) {
+			*ms = f[i].rx_ns > from_ns ? (f[i].rx_ns - from_ns) / 1e6 : 0;
+			return (int)(f[i].seq - from);
+		}
+	}
+	return -1;
+}
+
+enum state { S_STOP, S_RECOVER, S_RESET, S_UNBIND, __S_MAX };
+
+static const char *const names[] = {
+	[S_STOP] = "running STOP", [S_RECOVER] = "recovering",
+	[S_RESET] = "resetting", [S_UNBIND] = "unbinding",
+};
+
+/* One event; returns the frame count at the event, or 0 if it failed. */
+static uint64_t event(struct nbt *t, enum state s, uint64_t *at_ns)
+{
+	uint64_t at = frames_now(t);
+	int fd, n;
+
+	*at_ns = nbt_now_ns();
+	switch (s) {
+	case S_STOP:
+		if (ioctl(nb_fd(t->dev), NAOBODY_IOC_STOP_NOW))
+			return 0;
+		break;
+	case S_RECOVER:
+		if (nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0))
+			return 0;
+		usleep(1000000);
+		/* From the stalled frame on. */
+		n = nb_emu_frames(&t->emu, at, f, TAIL);
+		for (int i = 0; i < n; i++)
+			if (f[i].misbehaviour == NB_EMU_MISB_STALL_IN) {
+				*at_ns = f[i].rx_ns;
+				return f[i].seq + 1;
+			}
+		return 0;
+	case S_RESET:
+		fd = nbt_open_usbfs(t->emu.host_dev);
+		if (fd < 0 || ioctl(fd, USBDEVFS_RESET, 0))
+			return 0;
+		close(fd);
+		break;
+	case S_UNBIND:
+		if (nbt_sh("echo %s:1.0 > /sys/bus/usb/drivers/naobody/unbind", t->emu.host_dev))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	usleep(500000);
+	return at ? at : 1;
+}
+
+/* Back to a stiff, running body after the event. */
+static int restore(struct nbt *t, enum state s, struct nb_device **ctl)
+{
+	switch (s) {
+	case S_STOP:
+		if (nb_rearm(t->dev))
+			return -1;
+		break;
+	case S_UNBIND:
+		nb_close(*ctl);
+		*ctl = NULL;
+		nb_close(t->dev);
+		t->dev = NULL;
+		if (nbt_sh("echo %s:1.0 > /sys/bus/usb/drivers/naobody/bind", t->emu.host_dev) ||
+		    nbt_wait_path("/dev/naobody", true, 10000))
+			return -1;
+		t->dev = nb_open(NULL, 0);
+		if (!t->dev || nb_wait_ready(t->dev, 20000) != 1)
+			return -1;
+		break;
+	default:
+		break;
+	}
+	return nbt_wait_boards(t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 20000) ?:
+	       hold_stiff(t, ctl);
+}
+
+static void measure(struct nbt *t, enum state s, struct nb_device **ctl)
+{
+	int worst = -1, missed = 0;
+	double ms, worst_ms = 0;
+	char line[128] = "";
+	size_t len = 0;
+
+	for (int r = 0; r < REPS; r++) {
+		uint64_t at_ns, at;
+		int d;
+
+		if (hold_stiff(t, ctl)) {
+			printf("# %s: cannot hold the body stiff\n", names[s]);
+			return;
+		}
+		at = event(t, s, &at_ns);
+		d = at ? first_limp(t, at, at_ns, &ms) : -1;
+		if (d < 0) {
+			missed++;
+		} else {
+			len += snprintf(line + len, sizeof(line) - len, " %d", d);
+			if (d > worst) {
+				worst = d;
+				worst_ms = ms;
+			}
+		}
+		if (restore(t, s, ctl)) {
+			printf("# %s: the body did not come back\n", names[s]);
+			break;
+		}
+	}
+	printf("# %-14s cycles to the first limp frame:%s (worst %d, %.1f ms)%s\n",
+	       names[s], line, worst, worst_ms, missed ? " NOT SEEN in some runs" : "");
+}
+
+/* Stop, replug: does the new device send any stiff frame? */
+static void reenumerated(struct nbt *t, struct nb_device **ctl)
+{
+	uint64_t at;
+	int n, stiff_frames = 0, limp_frames = 0;
+
+	if (hold_stiff(t, ctl) || nb_stop(t->dev, NAOBODY_STOP_TOOL))
+		return;
+	nb_close(*ctl);
+	*ctl = NULL;
+	nb_close(t->dev);
+	t->dev = NULL;
+	if (nb_emu_disconnect(&t->emu) || nbt_wait_path("/dev/naobody", false, 5000))
+		return;
+	at = frames_now(t);
+	if (nb_emu_connect(&t->emu) || nbt_wait_path("/dev/naobody", true, 10000))
+		return;
+	t->dev = nb_open(NULL, 0);
+	*ctl = nb_open(NULL, NB_OPEN_CONTROL);
+	if (!t->dev || !*ctl || nbt_wait_boards(t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 20000))
+		return;
+	hold_stiff(t, ctl);	/* fails: the latch holds */
+	n = nb_emu_frames(&t->emu, at, f, TAIL);
+	for (int i = 0; i < n; i++) {
+		stiff_frames += stiff(&f[i]);
+		limp_frames += limp(&f[i]);
+	}
+	printf("# %-14s stiff frames from the new device: %d of %d (limp: %d; goal 0)\n",
+	       "re-enumerated", stiff_frames, n, limp_frames);
+	nb_rearm(t->dev);
+}
+
+int main(void)
+{
+	struct nb_device *ctl = NULL;
+	struct nbt t;
+
+	printf("TAP version 13\n1..1\n");
+	if (nbt_up(&t, "controller_timeout_ms=0", NULL) || nb_wait_ready(t.dev, 20000) != 1 ||
+	    nbt_wait_boards(&t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 20000)) {
+		printf("not ok 1 stop_bench: no body\n");
+		nbt_down(&t);
+		return 1;
+	}
+	printf("# the last targets, state by state (%d runs each, 12 ms cycles)\n", REPS);
+	for (enum state s = 0; s < __S_MAX; s++)
+		measure(&t, s, &ctl);
+	reenumerated(&t, &ctl);
+	printf("# %-14s not measured here: see suspend_test (a VM of its own)\n", "suspending");
+	if (ctl)
+		nb_close(ctl);
+	nbt_down(&t);
+	printf("ok 1 stop_bench\n");
+	return 0;
+}
