@@ -11,8 +11,15 @@
 #   make deps            install what the build and the tests need (apt)
 #   make check           the whole test suite (stock tier, then debug tier)
 #   make check-quick     the stock tier only
+#   make check-rt        the PREEMPT_RT tier only (every VM suite on 6.1-rt)
+#   make matrix          both modules, W=1, against every kernel packaged here
+#   make dkms-test       a real dkms add/build/install/remove, host untouched
+#   make deb-install-test  the .debs installed and purged on a debootstrap root
+#   make fresh-machine-test  make demo (FRESH_TARGET=...) in a debootstrap root
 #   make demo            the emulated robot, the driver and the daemon, live
 #   make lint            checkpatch --strict, sparse, W=1, uapi headers alone
+#   make dts-check       the device tree bindings and overlays (dt-schema, dtc)
+#   make check-arm64     the serdev driver on QEMU virt arm64 (Debian's kernel)
 #   make vm-shell        an interactive VM with everything loaded
 #   make bench / fuzz    benchmarks, and long fuzzing runs
 #   make install         modules, tools, libnaobody, man pages, udev rule
@@ -28,13 +35,21 @@ NAOBODY_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/naobody
 export NAOBODY_CACHE
 
 # The kernel we build against and boot: see scripts/kernel-release.sh.
+# Both are recursive variables, looked up when a recipe uses them and never
+# exported: `make check` and `make demo` run `make deps` (which may install
+# the headers) before their sub-makes, so a value taken when this file is
+# parsed can be stale. Each sub-make, and each script (lint.sh, vm/run.sh),
+# works them out again. KDIR=... or KVER=... on the command line still wins
+# and reaches sub-makes through MAKEFLAGS. The tests replace the release
+# script and the headers' location (selftests/build/kernel_release_test.sh).
+KERNEL_RELEASE_SH ?= $(srctree)/scripts/kernel-release.sh
+KERNEL_HEADERS_ROOT ?= /usr/src
 ifeq ($(origin KDIR),undefined)
-KVER ?= $(shell $(srctree)/scripts/kernel-release.sh 2>/dev/null)
-KDIR := /usr/src/linux-headers-$(KVER)
+KVER ?= $(shell $(KERNEL_RELEASE_SH) 2>/dev/null)
+KDIR = $(KERNEL_HEADERS_ROOT)/linux-headers-$(KVER)
 else
 KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 endif
-export KDIR KVER
 
 KSRC := $(NAOBODY_CACHE)/linux-source
 KSELFTEST_DIR := $(KSRC)/tools/testing/selftests
@@ -58,8 +73,12 @@ PKG_CONFIG ?= pkg-config
 
 WARN_CFLAGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wno-unused-parameter -Werror=implicit-function-declaration
+# kernel/ after userspace/include: <n_robot/cm5.h> and <n_robot/parol6.h>
+# are the framers' headers in kernel/n_robot/, which libnrobot-dev installs
+# beside <n_robot/link.h>; the tree's copy wins over an installed one.
 BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE -MMD -MP \
-	-I$(srctree)/uapi -I$(srctree)/userspace/include -isystem $(KSELFTEST_DIR)
+	-I$(srctree)/uapi -I$(srctree)/userspace/include -I$(srctree)/kernel \
+	-isystem $(KSELFTEST_DIR)
 CFLAGS ?= -O2
 # Warnings fail the build; WERROR=0 turns that off while hacking.
 WERROR ?= 1
@@ -110,7 +129,7 @@ endef
 define shared_library_rule
 $(O)/lib/lib$(1).so.$($(1)_SOVERSION): $(call objs,$($(1)_SRCS),pic)
 	$$(quiet) LD $$(@:$(O)/%=%)
-	$(Q)mkdir -p $$(@D) && $(CC) -shared -Wl,-soname,lib$(1).so.$($(1)_SOVERSION) \
+	$(Q)mkdir -p $$(@D) && $(CC) $(LDFLAGS) -shared -Wl,-soname,lib$(1).so.$($(1)_SOVERSION) \
 		-Wl,--no-undefined -o $$@ $$^ $($(1)_LDLIBS)
 	$(Q)ln -sfn lib$(1).so.$($(1)_SOVERSION) $(O)/lib/lib$(1).so
 endef
@@ -188,7 +207,7 @@ VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests
 # ---------------------------------------------------------------------------
 # Targets
 # ---------------------------------------------------------------------------
-.PHONY: vm-demo docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
+.PHONY: matrix dkms-test deb-install-test check-rt vm-shell-rt rt-kernel rt-modules check-rt-vm fresh-machine-test vm-demo docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
 	lint check check-quick check-debug unit fuzz-smoke fuzz vm-test vm-shell \
 	demo bench debug-kernel help
 
@@ -214,9 +233,10 @@ clean:
 	$(Q)test ! -e $(KDIR)/Makefile || $(MAKE) -C $(KDIR) M=$(srctree) clean
 	$(Q)rm -rf $(O)
 
-# Installing: the modules (for KDIR's kernel), programs, libnaobody with its
-# headers and pkg-config file, man pages, the udev rule, the modprobe
-# options, and the shutdown hook that powers the robot off. DESTDIR stages.
+# Installing: the modules (for KDIR's kernel), programs, libnaobody and
+# libnrobot with their headers and pkg-config files, man pages, naobodyd's
+# status page, the udev rules and units, the modprobe options, and the
+# shutdown hook that powers the robot off. DESTDIR stages.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
@@ -241,18 +261,40 @@ install: all
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 		-e 's|@VERSION@|$(NAOBODY_RELEASE)|' $(srctree)/packaging/naobody.pc.in \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/naobody.pc
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR)/cm5 $(srctree)/userspace/include/cm5/cm5.h
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR)/parol6 \
+		$(srctree)/userspace/include/parol6/parol6.h
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR)/n_robot $(srctree)/userspace/include/n_robot/*.h \
+		$(addprefix $(srctree)/kernel/n_robot/,framer.h cm5.h parol6.h)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(NAOBODY_RELEASE)|' $(srctree)/packaging/nrobot.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/nrobot.pc
 	$(Q)$(foreach m,$(MAN_PAGES),install -D -m 0644 $(m) \
 		$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 	$(Q)install -D -m 0644 $(srctree)/packaging/udev/70-naobody.rules \
 		$(DESTDIR)$(UDEVDIR)/rules.d/70-naobody.rules
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(UDEVDIR)/rules.d $(srctree)/packaging/udev/71-n_robot.rules
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(SYSTEMDDIR)/system \
+		$(srctree)/packaging/systemd/n_robot-cm5@.service \
+		$(srctree)/packaging/systemd/n_robot-parol6@.service
 	$(Q)test -e $(DESTDIR)/etc/modprobe.d/naobody.conf || install -D -m 0644 \
 		$(srctree)/packaging/modprobe.d/naobody.conf $(DESTDIR)/etc/modprobe.d/naobody.conf
+	$(Q)install -d $(DESTDIR)$(NAOBODYD_WWW_DIR)
+	$(Q)install -m 0644 $(NAOBODYD_WWW_FILES) $(DESTDIR)$(NAOBODYD_WWW_DIR)/
+	$(Q)install -D -m 0644 $(srctree)/packaging/systemd/naobodyd.service \
+		$(DESTDIR)$(SYSTEMDDIR)/system/naobodyd.service
+	$(Q)install -D -m 0644 $(srctree)/packaging/systemd/naoguard.service \
+		$(DESTDIR)$(SYSTEMDDIR)/system/naoguard.service
+	$(Q)install -D -m 0644 $(srctree)/packaging/sysusers.d/naobody.conf \
+		$(DESTDIR)$(PREFIX)/lib/sysusers.d/naobody.conf
+	$(Q)install -D -m 0644 $(srctree)/packaging/tmpfiles.d/naobodyd.conf \
+		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d/naobodyd.conf
 	$(Q)install -d $(DESTDIR)$(SYSTEMDDIR)/system-shutdown
 	$(Q)sed 's|exec chest-harakiri|exec $(BINDIR)/chest-harakiri|' \
 		$(srctree)/packaging/systemd/naobody-harakiri \
 		> $(DESTDIR)$(SYSTEMDDIR)/system-shutdown/naobody-harakiri
 	$(Q)chmod 0755 $(DESTDIR)$(SYSTEMDDIR)/system-shutdown/naobody-harakiri
-	@echo "Installed. Create the group the udev rule names: groupadd --system naobody"
+	@echo "Installed. Create the group the udev rule names: systemd-sysusers (or groupadd --system naobody)"
 
 # DKMS rebuilds the modules for every kernel the machine installs.
 DKMS_DIR := /usr/src/naobody-$(NAOBODY_RELEASE)
@@ -286,6 +328,32 @@ check:
 check-debug:
 	$(Q)$(srctree)/scripts/check.sh debug
 
+check-rt:
+	$(Q)$(srctree)/scripts/check.sh rt
+
+# The build matrix (scripts/build-matrix.sh; MATRIX_KERNELS="6.12 5.10" for
+# a few) and a DKMS run in a mount namespace of its own
+# (scripts/dkms-test.sh; DKMS_KERNELS likewise). Header trees are fetched
+# once into $(NAOBODY_CACHE)/kernel-headers (scripts/kernel-headers.sh).
+matrix:
+	$(Q)$(srctree)/scripts/build-matrix.sh $(MATRIX_KERNELS)
+
+dkms-test:
+	$(Q)$(srctree)/scripts/dkms-test.sh $(DKMS_KERNELS)
+
+# The packages on a clean debootstrap'd bookworm root: install (DKMS builds
+# the modules), run the programs, purge, nothing left. Root and the mirror;
+# 5-10 minutes, so not part of make check (NAOBODY_DEBS=DIR skips the build).
+deb-install-test:
+	$(Q)$(srctree)/selftests/debian/install_test.sh
+
+# The README's command on a machine that has never run make deps: a
+# debootstrap root, a clone of HEAD, FRESH_TARGET (default demo) inside it.
+# For a change to the set-up; not part of make check.
+FRESH_TARGET ?= demo
+fresh-machine-test:
+	$(Q)$(srctree)/scripts/fresh-machine-test.sh $(FRESH_TARGET)
+
 # Host tests: the unit test programs, then HOST_TESTS (executables in any
 # language that print TAP, e.g. the daemon's tests against the simulated body).
 unit: unit-tests userspace
@@ -306,8 +374,10 @@ VM_FILES := $(foreach s,$(ALL_VM_SUITES),$(addprefix $(s)=,$($(s)_VM_FILES)))
 export VM_SUITES VM_KMODS VM_FILES
 export $(foreach s,$(ALL_VM_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
 # A suite with <suite>_VM_TIER := debug (it needs KUnit or a checker) runs
-# only in the debug tier (check-debug-vm, below); every other suite runs in
-# both. The test runs take their suites, modules and files from vm_env.
+# only in the debug tier (check-debug-vm, below); one with
+# <suite>_VM_TIER := stock (userspace behind the kernel's own test devices,
+# whose modules the debug kernel does not build) only in the stock tier;
+# every other suite runs in all three. The test runs take their suites, modules and files from vm_env.
 STOCK_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $(filter debug,$($(s)_VM_TIER)),,$(s)))
 vm_env = VM_SUITES="$(strip $(1))" \
 	VM_KMODS="$(sort $(foreach s,$(1),$($(s)_VM_KMODS)))" \
@@ -337,8 +407,10 @@ demo:
 
 # Benchmarks: BENCHES run on the host; VM_BENCH_SUITES are VM suites (defined
 # like VM_SUITES) that run only here, in a VM boot of their own.
-bench: all unit-tests vm-programs
-	$(Q)VM_BENCH_SUITES="$(VM_BENCH_SUITES)" $(srctree)/scripts/bench.sh \
+bench: all unit-tests vm-programs rt-modules
+	$(Q)VM_BENCH_SUITES="$(VM_BENCH_SUITES)" RT_BENCH_SUITES=naobody_bench \
+		$(foreach v,KVER MODDIR KO_DIR,RT_$(v)="$(RT_$(v))") RT_KERNEL="$(RT_KERNEL)" \
+		$(srctree)/scripts/bench.sh \
 		$(foreach b,$(BENCHES),$(if $(filter /%,$(b)),$(b),$(O)/bin/$(b)))
 
 # ---------------------------------------------------------------------------
@@ -356,8 +428,9 @@ bench: all unit-tests vm-programs
 DEBUG_O := $(O)/debug
 DEBUG_KDIR = $(shell $(srctree)/scripts/debug-kernel.sh --dir)
 DEBUG_KVER = $(shell cat $(DEBUG_KDIR)/kernel.release)
-DEBUG_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $($(s)_VM_LOCKDEP),$(s))) \
-	$(foreach s,$(VM_SUITES),$(if $($(s)_VM_LOCKDEP),,$(s)))
+KERNEL_VM_SUITES = $(foreach s,$(VM_SUITES),$(if $(filter stock,$($(s)_VM_TIER)),,$(s)))
+DEBUG_VM_SUITES := $(foreach s,$(KERNEL_VM_SUITES),$(if $($(s)_VM_LOCKDEP),$(s))) \
+	$(foreach s,$(KERNEL_VM_SUITES),$(if $($(s)_VM_LOCKDEP),,$(s)))
 # TCG with KASAN and lockdep runs about three times slower: the time limits
 # grow by that, and tests see it as NBVM_TIME_SCALE.
 DEBUG_TIME_SCALE := 3
@@ -379,7 +452,7 @@ debug-kernel:
 # 6.1's Kbuild writes objects next to the sources (M= has no output
 # directory), so build from a copy that keeps its objects between runs:
 # cp -p keeps the mtimes, and only changed sources recompile.
-DEBUG_SRCS = find Kbuild kernel uapi \( -name '*.[chS]' -o -name Kbuild -o -name Makefile \)
+DEBUG_SRCS = find Kbuild kernel uapi \( -name '*.[chS]' -o -name Kbuild -o -name Makefile -o -name '*.mk' \)
 debug-modules: debug-kernel
 	$(Q)mkdir -p $(DEBUG_O)/src
 	$(Q)cd $(DEBUG_O)/src && $(DEBUG_SRCS) -delete 2>/dev/null; find . -name '*.ko' -delete
@@ -392,3 +465,50 @@ check-debug-vm: debug-modules userspace vm-programs
 
 vm-shell-debug: debug-modules userspace vm-programs
 	$(Q)$(DEBUG_VM_ENV) $(srctree)/scripts/vm/run.sh --shell $(DEBUG_VM_ARGS) $(VM_ARGS)
+
+# ---------------------------------------------------------------------------
+# The PREEMPT_RT tier (make check-rt): the stock VM suites again, on Debian
+# 12's linux-image-rt-amd64 (6.1). There every spinlock_t sleeps and hrtimer
+# callbacks not marked _HARD run in a softirq thread, so the cycle timer,
+# the URB completions and the line discipline's receive path run in other
+# contexts than on the stock kernel; the harness fails the run on any splat
+# ("BUG: sleeping function called from invalid context", "BUG: scheduling
+# while atomic", ...) and names the test. The image and its modules are
+# unpacked into the cache next to the 6.1-rt headers
+# (scripts/kernel-headers.sh --image), never installed; our modules are
+# built against those headers in $(RT_O), as the debug tier does.
+# ---------------------------------------------------------------------------
+RT_O := $(O)/rt
+RT_KDIR = $(shell $(srctree)/scripts/kernel-headers.sh 6.1-rt)
+RT_ROOT = $(shell $(srctree)/scripts/kernel-headers.sh --image 6.1-rt)
+RT_KVER = $(patsubst linux-headers-%,%,$(notdir $(RT_KDIR)))
+RT_MODDIR = $(RT_ROOT)/lib/modules/$(RT_KVER)
+RT_KO_DIR = $(RT_O)/src
+RT_KERNEL = $(RT_ROOT)/boot/vmlinuz-$(RT_KVER)
+RT_VM_SUITES := $(filter $(KERNEL_VM_SUITES),$(STOCK_VM_SUITES))
+# Under TCG the RT kernel runs the tests slower than the stock one (every
+# interrupt is a thread, every spinlock_t a sleeping lock): on a loaded
+# 2-core host a throughput-paced case (e2e_test's answer count, naobodyd's
+# State stream) fell just short at scale 1. Time limits and the tests'
+# paced waits grow by RT_TIME_SCALE (NBVM_TIME_SCALE in the tests), as the
+# debug tier's do by 3; no assertion changes.
+RT_TIME_SCALE := 2
+RT_VM_ENV_BASE = KVER=$(RT_KVER) MODDIR=$(RT_MODDIR) KO_DIR=$(RT_KO_DIR) \
+	VM_TIMEOUT_SCALE=$(RT_TIME_SCALE)
+RT_VM_ARGS = --name rt-vm --kernel $(RT_KERNEL) \
+	--append "nbvm.timescale=$(RT_TIME_SCALE) $(VM_APPEND)"
+
+rt-kernel:
+	$(Q)$(srctree)/scripts/kernel-headers.sh --image 6.1-rt >/dev/null
+
+rt-modules: rt-kernel
+	$(Q)mkdir -p $(RT_O)/src
+	$(Q)cd $(RT_O)/src && $(DEBUG_SRCS) -delete 2>/dev/null; find . -name '*.ko' -delete
+	$(Q)cd $(srctree) && $(DEBUG_SRCS) -exec cp -p --parents {} $(RT_O)/src/ \;
+	$(Q)$(MAKE) -C $(RT_KDIR) M=$(RT_O)/src modules
+
+check-rt-vm: rt-modules userspace vm-programs
+	$(Q)export $(RT_VM_ENV_BASE); $(call vm_runs,$(RT_VM_SUITES),rt-vm,$(RT_VM_ARGS) $(VM_ARGS))
+
+vm-shell-rt: rt-modules userspace vm-programs
+	$(Q)$(call vm_env,$(RT_VM_SUITES)) $(RT_VM_ENV_BASE) $(srctree)/scripts/vm/run.sh --shell $(RT_VM_ARGS) $(VM_ARGS)

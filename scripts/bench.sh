@@ -9,7 +9,12 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 srctree=$(cd "$here/.." && pwd)
+: "${O:=$srctree/build}"
 status=0
+# Benchmarks run in build/bench: whatever one writes to its working
+# directory lands there, never in the source tree.
+mkdir -p "$O/bench"
+cd "$O/bench"
 for b in "$@"; do
 	echo "=== ${b#"$srctree"/}"
 	if [[ ! -x $b ]]; then
@@ -25,6 +30,51 @@ if [[ -n ${VM_BENCH_SUITES:-} ]]; then
 	VM_SUITES="$VM_BENCH_SUITES" "$here/vm/run.sh" --test --name bench --timeout 1800 |
 		grep -v '^RESULT pass' || status=1
 	# The benchmarks' figures are their TAP diagnostics.
-	grep -E '^# ' "$srctree/build/vm/bench/results.log" | grep -vE '^#\s+(RUN|OK|PASSED|Totals|Starting)' || true
+	grep -E '^# ' "$O/vm/bench/results.log" | grep -vE '^#\s+(RUN|OK|PASSED|Totals|Starting)' || true
+fi
+
+# The cycle benchmark again on the PREEMPT_RT kernel (the Makefile passes
+# RT_KVER, RT_MODDIR, RT_KO_DIR and RT_KERNEL: see its RT tier), then both
+# side by side. Both are TCG figures: comparable with each other only.
+if [[ -n ${RT_BENCH_SUITES:-} && -n ${RT_KVER:-} ]]; then
+	echo
+	echo "=== VM benchmarks on PREEMPT_RT ($RT_KVER): $RT_BENCH_SUITES"
+	KVER=$RT_KVER MODDIR=$RT_MODDIR KO_DIR=$RT_KO_DIR VM_SUITES="$RT_BENCH_SUITES" \
+		"$here/vm/run.sh" --test --name bench-rt --kernel "$RT_KERNEL" --timeout 1800 |
+		grep -v '^RESULT pass' || status=1
+	/usr/bin/python3 - "$O/vm/bench/results.log" "$O/vm/bench-rt/results.log" \
+		"${KVER:-$("$here/kernel-release.sh")}" "$RT_KVER" <<'PY'
+import re, sys
+
+def figures(path):
+    try:
+        text = open(path, errors="replace").read()
+    except FileNotFoundError:
+        return {}
+    f = {}
+    m = re.search(r"# cycle: (\d+) ticks .*?; (\d+) exchanges, (\d+) missed", text)
+    if m:
+        f["ticks"], f["missed"] = m.group(1), m.group(3)
+    m = re.search(r"# jitter of the period .*?p50 (\d+) us, p99 (\d+) us, max (\d+) us", text)
+    if m:
+        f["j50"], f["j99"], f["jmax"] = m.groups()
+    m = re.search(r"# reader wake .*?p50 (\d+) us, p99 (\d+) us", text)
+    if m:
+        f["w50"], f["w99"] = m.groups()
+    return f
+
+stock, rt = figures(sys.argv[1]), figures(sys.argv[2])
+rows = [("missed cycles (of ticks)", lambda f: f"{f['missed']} of {f['ticks']}" if "missed" in f else "-"),
+        ("period jitter p50 (us)", lambda f: f.get("j50", "-")),
+        ("period jitter p99 (us)", lambda f: f.get("j99", "-")),
+        ("period jitter max (us)", lambda f: f.get("jmax", "-")),
+        ("reader wake p50 (us)", lambda f: f.get("w50", "-")),
+        ("reader wake p99 (us)", lambda f: f.get("w99", "-"))]
+print()
+print("=== cycle benchmark, stock and PREEMPT_RT (TCG, one run each)")
+print(f"{'':28} {'stock ' + sys.argv[3]:>26} {'RT ' + sys.argv[4]:>26}")
+for name, get in rows:
+    print(f"{name:28} {get(stock):>26} {get(rt):>26}")
+PY
 fi
 exit $status

@@ -7,8 +7,12 @@
 #
 #   N passed, N failed
 #
-#   check.sh quick   stock tier: deps, build, lint, unit, fuzz smoke, VM
-#   check.sh full    the stock tier, then the debug-kernel tier
+#   check.sh quick   stock tier: deps, build, lint, the build matrix, DKMS,
+#                    docs, the device tree (dts), unit, fuzz smoke, VM, the
+#                    arm64 serdev VM
+#   check.sh full    the stock tier, the PREEMPT_RT tier, then the
+#                    debug-kernel tier
+#   check.sh rt      the PREEMPT_RT tier alone
 #   check.sh debug   the debug-kernel tier alone
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +25,11 @@ summary=$logdir/results.txt
 : >"$summary"
 start=$(date +%s)
 build_ok=1
+
+# Files the run leaves in the source tree that git would see (outputs that
+# belong under build/): listed now, compared at the end.
+untracked() { git -C "$srctree" status --porcelain --untracked-files=all 2>/dev/null | sed -n 's/^?? //p' | sort; }
+untracked_before=$(untracked)
 
 # Make, quietly, with our settings; extra arguments go to make.
 mk() { make -C "$srctree" --no-print-directory "$@"; }
@@ -87,15 +96,20 @@ stock_tier() {
 	run_step deps whole deps mk deps || return
 	run_step build build || build_ok=0
 	run_step lint mk lint
+	run_step matrix mk matrix
+	run_step dkms mk dkms-test
 	run_step docs mk docs-check
+	run_step dts mk dts-check
 	if [[ $build_ok -eq 1 ]]; then
 		run_step unit mk unit
 		run_step fuzz mk fuzz-smoke
 		run_step vm mk vm-test
+		run_step arm64 mk check-arm64
 	else
 		run_step unit not_run unit
 		run_step fuzz not_run fuzz
 		run_step vm not_run vm
+		run_step arm64 not_run arm64
 	fi
 }
 
@@ -110,13 +124,32 @@ debug_tier() {
 	fi
 }
 
+# The PREEMPT_RT tier: Debian's 6.1-rt image (fetched once into the cache)
+# and every stock VM suite on it.
+rt_tier() {
+	if run_step rt-kernel whole "build/RT kernel and modules" mk rt-modules; then
+		run_step rt-vm mk check-rt-vm
+	else
+		run_step rt-vm not_run rt-vm
+	fi
+}
+
 echo "naobody: make check ($tier) — logs in ${logdir#"$srctree"/}"
 case "$tier" in
 quick) stock_tier ;;
-full) stock_tier; debug_tier ;;
+full) stock_tier; rt_tier; debug_tier ;;
+rt) run_step deps whole deps mk deps && rt_tier ;;
 debug) run_step deps whole deps mk deps && debug_tier ;;
-*) echo "check.sh: unknown tier '$tier' (quick, full or debug)" >&2; exit 2 ;;
+*) echo "check.sh: unknown tier '$tier' (quick, full, rt or debug)" >&2; exit 2 ;;
 esac
+
+left=$(comm -13 <(printf '%s\n' "$untracked_before") <(untracked) | grep -v '^$')
+if [[ -n $left ]]; then
+	echo "RESULT fail tree/clean: the run left files in the source tree (outputs belong under build/): $(echo $left)" |
+		tee -a "$summary"
+else
+	echo "RESULT pass tree/clean" >>"$summary"
+fi
 
 passed=$(grep -c '^RESULT pass ' "$summary")
 failed=$(grep -c '^RESULT fail ' "$summary")

@@ -15,12 +15,20 @@ set -eu
 PACKAGES="
 	build-essential make gcc pkg-config git xz-utils
 	clang libclang-rt-14-dev llvm
-	linux-headers-amd64 linux-image-amd64 linux-source-6.1 kmod
+	linux-headers-amd64 linux-image-amd64 linux-source-6.1 kmod dkms debootstrap
 	qemu-system-x86 busybox-static cpio
 	sparse valgrind
-	libmsgpack-dev libmnl-dev zlib1g-dev
-	python3 python3-msgpack python3-docutils groff-base
+	libmsgpack-dev libmnl-dev zlib1g-dev libturbojpeg0-dev
+	libmicrohttpd-dev libjansson-dev python3-jsonschema python3-yaml wrk
+	libasound2-dev libsamplerate0-dev alsa-utils
+	chromium chromium-driver python3-selenium
+	libpcap-dev libsystemd-dev
+	cargo rustc librust-libc-dev
+	debhelper dh-dkms lintian dpkg-dev systemd systemd-container iproute2
+	python3 python3-msgpack python3-docutils groff-base i2c-tools
 	bc flex bison libelf-dev libssl-dev dwarves
+	device-tree-compiler dt-schema
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 "
 
 cache=${NAOBODY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/naobody}
@@ -69,6 +77,35 @@ if [ ! -f "$srcdir/.complete" ]; then
 	touch "$srcdir/.complete"
 fi
 ln -sfn "linux-source-$srcver" "$cache/linux-source"
+
+# The OpenAPI linter (openapi_test.py): Debian has none; from the npm
+# registry, pinned, into the cache. 1.34 is the newest line that runs on
+# Debian 12's Node.js 18 (2.x wants Node 20.19). npm comes from Debian when
+# the machine has none (a machine with another Node.js keeps its own).
+redocly_ver=1.34.20
+if ! command -v npm >/dev/null 2>&1; then
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm
+fi
+if [ ! -x "$cache/npm/node_modules/.bin/redocly" ] ||
+   ! grep -q "\"version\": \"$redocly_ver\"" \
+	"$cache/npm/node_modules/@redocly/cli/package.json" 2>/dev/null; then
+	if command -v npm >/dev/null 2>&1; then
+		echo "deps: installing @redocly/cli@$redocly_ver (npm) into $cache/npm"
+		mkdir -p "$cache/npm"
+		# Trust the machine's certificate authorities (Debian's bundle,
+		# and a proxy's CA an administrator added to it) unless npm was
+		# told otherwise: npm's own list knows no proxy.
+		cafile=
+		if [ "$(npm config get cafile 2>/dev/null)" = null ] &&
+		   [ -r /etc/ssl/certs/ca-certificates.crt ]; then
+			cafile=--cafile=/etc/ssl/certs/ca-certificates.crt
+		fi
+		npm install --no-audit --no-fund $cafile --prefix "$cache/npm" \
+			"@redocly/cli@$redocly_ver"
+	else
+		echo "deps: no npm: the OpenAPI lint (openapi_test.py) will skip"
+	fi
+fi
 
 # Debian installs vmlinuz mode 0600; QEMU runs as the user, so keep a
 # readable copy next to the other cached files.

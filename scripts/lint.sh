@@ -15,6 +15,19 @@ srctree=$(cd "$here/.." && pwd)
 : "${KVER:=$("$here/kernel-release.sh")}"
 : "${KDIR:=/usr/src/linux-headers-$KVER}"
 checkpatch=$NAOBODY_CACHE/linux-source/scripts/checkpatch.pl
+
+# lint.sh --camelcase: print the CamelCase identifiers of kernel/ and uapi/
+# that KDIR's headers define (Debian splits them: KDIR's Makefile includes
+# the common tree), for scripts/checkpatch-camelcase.txt.
+if [[ ${1:-} == --camelcase ]]; then
+	cd "$srctree"
+	common=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "$KDIR/Makefile")
+	ids() { grep -hoE '\b[A-Za-z_][A-Za-z0-9_]*\b' | grep -E '[a-z][A-Z]' | sort -u; }
+	comm -12 <(find kernel uapi -name '*.[ch]' -print0 | xargs -0 cat | ids) \
+		<(find "$KDIR/" ${common:+"$common/"} -path '*/include/*' -name '*.h' \
+			-print0 | xargs -0 cat | ids)
+	exit 0
+fi
 logdir=$O/logs/lint
 mkdir -p "$logdir"
 failed=0
@@ -34,33 +47,42 @@ if [[ ! -r $checkpatch ]]; then
 	fail checkpatch "checkpatch.pl not found; run 'make deps'"
 else
 	# In a kernel tree checkpatch learns the CamelCase names the kernel
-	# itself defines (USB's idVendor...) from include/. Out of tree it
-	# can't, so seed its cache from the kernel headers we build against:
-	# with no git tree and no --root it reads ".checkpatch-camelcase.date.0"
-	# from its working directory.
+	# itself defines (USB's bConfigurationValue...) from include/. Out of
+	# tree it can't, so we give it the list of those our sources use,
+	# committed in scripts/checkpatch-camelcase.txt: the verdict then
+	# depends on the sources alone, not on which headers this machine has
+	# (learning them from KDIR made a machine with no or other headers
+	# flag bConfigurationValue). A list rather than --ignore CAMELCASE:
+	# a CamelCase name of our own is still flagged. With no git tree,
+	# checkpatch reads the list from ".checkpatch-camelcase.date.<mtime of
+	# the newest $root/include/*.h>"; --root points at $cpdir, whose
+	# include/ holds only a symlink that find does not follow, so that is
+	# always ".date.0" (and $root is defined: without --root checkpatch
+	# warns "Use of uninitialized value $root"). Its working directory is
+	# $cpdir, under $O: nothing it writes lands in the tree.
 	cpdir=$O/lint/checkpatch
-	seed=$cpdir/.checkpatch-camelcase.date.0
 	mkdir -p "$cpdir"
-	if [[ ! -s $seed ]]; then
-		# Debian splits the headers: KDIR's Makefile includes the common tree.
-		common=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "$KDIR/Makefile")
-		find "$KDIR/" ${common:+"$common/"} \
-			-path '*/include/*' -name '*.h' -print0 2>/dev/null |
-			xargs -0 grep -hoE '\b[A-Za-z_][A-Za-z0-9_]*\b' |
-			grep -E '[A-Z][a-z]|[a-z][A-Z]' | sort -u >"$seed"
-	fi
+	grep -v '^#' "$here/checkpatch-camelcase.txt" >"$cpdir/.checkpatch-camelcase.date.0"
 	# checkpatch applies its uapi rules (and skips kernel-only ones such as
 	# BIT()) to files under include/uapi/, so show it ours there.
 	mkdir -p "$cpdir/include"
 	ln -sfn "$srctree/uapi" "$cpdir/include/uapi"
+	# checkpatch looks each DT compatible up in the bindings and its vendor
+	# in vendor-prefixes.yaml, under $root: show it ours (dts/), copied (its
+	# grep -r skips symlinks). Our vendor list is a proposal, not the
+	# kernel's registry: see dts/vendor-prefixes.yaml.
+	rm -rf "$cpdir/Documentation"
+	mkdir -p "$cpdir/Documentation/devicetree/bindings"
+	cp "$srctree"/dts/bindings/*.yaml "$srctree/dts/vendor-prefixes.yaml" \
+		"$cpdir/Documentation/devicetree/bindings/"
 	for f in "${sources[@]}"; do
 		log=$logdir/checkpatch-${f//\//_}.log
 		path=$srctree/$f
 		[[ $f == uapi/* ]] && path=include/$f
-		if (cd "$cpdir" && GIT_DIR=/nonexistent perl "$checkpatch" --no-tree --strict \
+		if (cd "$cpdir" && GIT_DIR=/nonexistent perl "$checkpatch" --no-tree --root="$cpdir" --strict \
 			--terse --show-types --ignore FILE_PATH_CHANGES \
 			-f "$path") >"$log" 2>&1 &&
-			! grep -qE '(ERROR|WARNING|CHECK):' "$log"; then
+			! grep -qE '(ERROR|WARNING|CHECK):|^Use of uninitialized' "$log"; then
 			pass "checkpatch $f"
 		else
 			fail "checkpatch $f" "style issues" "$log"

@@ -26,12 +26,37 @@ def result(kind, name, reason=None):
     print(line, flush=True)
 
 
+# A failure's diagnostics ("# ..." lines) shown under its RESULT line, so
+# that a summary that keeps only the failures (CI's) still says why: the
+# kselftest harness prints them before "not ok", nbtest.py after it.
+WHY_BEFORE, WHY_AFTER = 6, 10
+
+
+def diagnostics(lines, i):
+    """The comment lines around the TAP result at lines[i]."""
+    before = []
+    for line in reversed(lines[:i]):
+        if TAP_LINE.match(line):
+            break
+        if line.startswith("#"):
+            before.insert(0, line)
+    after = []
+    for line in lines[i + 1:]:
+        if TAP_LINE.match(line):
+            break
+        if line.startswith("#"):
+            after.append(line)
+    # Lines after it are its own (nbtest.py's style); before it, only when
+    # none follow (after an "ok", they may be the previous case's notes).
+    return after[:WHY_AFTER] if after else before[-WHY_BEFORE:]
+
+
 def count_tap(prefix, lines, rc, timeout=None):
     """Report the TAP lines of one program; return (passed, failed, skipped)."""
     passed = failed = skipped = 0
     plan = None
-    for raw in lines:
-        line = raw.rstrip("\r\n")
+    lines = [raw.rstrip("\r\n") for raw in lines]
+    for i, line in enumerate(lines):
         m = PLAN.match(line)
         if m and plan is None:
             plan = int(m.group(1))
@@ -50,6 +75,8 @@ def count_tap(prefix, lines, rc, timeout=None):
         elif m.group(1) or directive.upper().startswith("TODO"):
             failed += 1
             result("fail", name, "not ok")
+            for why in diagnostics(lines, i):
+                print(f"    {why[:200]}")
         else:
             passed += 1
             result("pass", name)
