@@ -14,17 +14,6 @@
 #include "kselftest_harness.h"
 #include "nbtest.h"
 
-/*
- * How much slower than the stock kernel the VM runs: 3 on the debug kernel
- * (KASAN, lockdep, kmemleak), where fewer cycles make their 20 ms steps.
- */
-static int time_scale(void)
-{
-	const char *s = getenv("NBVM_TIME_SCALE");
-
-	return s && atoi(s) > 0 ? atoi(s) : 1;
-}
-
 FIXTURE(body) {
 	struct nbt t;
 };
@@ -57,7 +46,7 @@ TEST_F(body, probe_reads_version_and_records_flow)
 	}
 	/* Once the exchange runs, answers come back. */
 	EXPECT_EQ(0u, rec.flags & NAOBODY_REC_NO_ANSWER);
-	EXPECT_GT(nbt_stat("answers"), 40 / time_scale());
+	EXPECT_GT(nbt_stat("answers"), 40 / nbt_time_scale());
 	EXPECT_EQ(0, nbt_stat("crc_errors"));
 	EXPECT_EQ(0, nbt_stat("bad_tables"));
 }
@@ -118,7 +107,7 @@ TEST_F_TIMEOUT(garbled, the_calibration_is_read_again_until_it_is_read, 180)
 
 	EXPECT_NE(NAOBODY_CALIB_READ, nb_calibration_state(d));
 	/* 10 s of garbage, the start-up's first pass, then a whole read. */
-	for (waited = 0; waited < 60 * time_scale(); waited++) {
+	for (waited = 0; waited < 60 * nbt_time_scale(); waited++) {
 		nbt_attr("calibration", state, sizeof(state));
 		if (!strcmp(state, "retrying"))
 			seen_retrying = true;
@@ -149,7 +138,7 @@ TEST_F_TIMEOUT(garbled, the_calibration_is_read_again_until_it_is_read, 180)
 	EXPECT_EQ(NAOBODY_CALIB_READ, nb_calibration_state(d));
 	EXPECT_NE(0u, nb_calibration(d)->present & NB_CAL_BODY_ID);
 	/* The id strings missed in the garbage are read again too. */
-	for (waited = 0; waited < 20 * time_scale() && nb_chest_id(d, 0, id); waited++)
+	for (waited = 0; waited < 20 * nbt_time_scale() && nb_chest_id(d, 0, id); waited++)
 		sleep(1);
 	for (unsigned int slot = 0; slot < NAOBODY_CHEST_ID_SLOTS; slot++)
 		EXPECT_EQ(0, nb_chest_id(d, slot, id));
@@ -204,7 +193,7 @@ TEST_F(impostor, is_not_bound)
 	ASSERT_EQ(0, nbt_sh("modprobe naobody"));
 	snprintf(cmd, sizeof(cmd), "dmesg | sed -n '/impostor-test-%d/,$p' | grep -qF -- '%s'",
 		 getpid(), variant->message);
-	for (int waited = 0; waited < 100 * time_scale() && !found; waited++) {
+	for (int waited = 0; waited < 100 * nbt_time_scale() && !found; waited++) {
 		found = nbt_sh("%s", cmd) == 0;
 		usleep(100000);
 	}
@@ -222,7 +211,7 @@ TEST_F(impostor, check_product_0_skips_only_the_product_string)
 	int present = 0;
 
 	ASSERT_EQ(0, nbt_sh("modprobe naobody check_product=0"));
-	for (int waited = 0; waited < 50 * time_scale() && !present; waited++) {
+	for (int waited = 0; waited < 50 * nbt_time_scale() && !present; waited++) {
 		present = access("/dev/naobody", F_OK) == 0;
 		usleep(100000);
 	}
@@ -247,7 +236,7 @@ TEST_F(body, sensors_arrive_in_counts)
 	 * handshake), which a slow machine makes longer.
 	 */
 	nbt_skip_to_newest(self->t.dev);
-	for (int i = 0; i < 200 * time_scale() && !all; i++) {
+	for (int i = 0; i < 200 * nbt_time_scale() && !all; i++) {
 		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
 		all = rec.sensors.accelerometer[2] == -16384 &&
 		      rec.sensors.gyroscope[0] == 1234 &&

@@ -48,7 +48,7 @@ int nbt_wait_path(const char *path, bool present, int timeout_ms)
 	return -ETIMEDOUT;
 }
 
-static int time_scale(void)
+int nbt_time_scale(void)
 {
 	const char *s = getenv("NBVM_TIME_SCALE");
 
@@ -69,7 +69,7 @@ int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 		return -ENOEXEC;
 	t->module_loaded = 1;
 	/* Slower on the debug tier (NBVM_TIME_SCALE): a first load there too. */
-	if (nbt_wait_path("/dev/naobody", true, 10000 * time_scale()))
+	if (nbt_wait_path("/dev/naobody", true, NBT_MS(10000)))
 		return -ETIMEDOUT;
 	t->dev = nb_open(NULL, 0);
 	return t->dev ? 0 : -errno;

@@ -22,6 +22,14 @@ struct nbt {
 	int module_loaded;
 };
 
+/*
+ * How much slower than the stock kernel the VM runs (NBVM_TIME_SCALE: 3 on
+ * the debug tier, KASAN, lockdep and kmemleak under TCG); 1 when unset.
+ * NBT_MS() scales a bound (a wait's timeout), never a rate a test asserts.
+ */
+int nbt_time_scale(void);
+#define NBT_MS(ms)	((ms) * nbt_time_scale())
+
 /* printf-style system(); returns the exit status, or -1. */
 int nbt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -31,15 +31,7 @@
 /* Per test: set-up, a re-enumeration and its start-up, on the debug tier too. */
 #define TEST_SECONDS	240
 
-/* How much slower than the stock kernel the VM runs (3 on the debug tier). */
-static int scale(void)
-{
-	const char *s = getenv("NBVM_TIME_SCALE");
-
-	return s && atoi(s) > 0 ? atoi(s) : 1;
-}
-
-#define MS(ms)		((ms) * scale())
+#define MS(ms)		NBT_MS(ms)
 
 static bool limp(const struct nb_emu_frame *f, uint64_t targets)
 {
