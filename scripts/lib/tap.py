@@ -30,6 +30,7 @@ def result(kind, name, reason=None):
 # that a summary that keeps only the failures (CI's) still says why: the
 # kselftest harness prints them before "not ok", nbtest.py after it.
 WHY_BEFORE, WHY_AFTER = 6, 10
+NEXT_CASE = re.compile(r"^#\s+RUN\s")
 
 
 def diagnostics(lines, i):
@@ -42,7 +43,9 @@ def diagnostics(lines, i):
             before.insert(0, line)
     after = []
     for line in lines[i + 1:]:
-        if TAP_LINE.match(line):
+        # The next case's start ("#  RUN  fixture.case ...", the kselftest
+        # harness's) ends this one's notes as surely as its result does.
+        if TAP_LINE.match(line) or NEXT_CASE.match(line):
             break
         if line.startswith("#"):
             after.append(line)

@@ -3,3 +3,4 @@
 # Tests of the build itself (the top-level Makefile and scripts/), run on the
 # host by make unit.
 HOST_TESTS += $(srctree)/selftests/build/kernel_release_test.sh
+HOST_TESTS += $(srctree)/selftests/build/tap_summary_test.py

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""scripts/lib/tap.py, the summary every test tier goes through: a failed
+case's diagnostics under its RESULT line are its own, whichever side of its
+"not ok" its program prints them (the kselftest harness before, the Python
+suites after), and never the next case's. Prints TAP."""
+
+import os
+import subprocess
+import sys
+
+TAP_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts/lib/tap.py")
+
+# What the kselftest harness printed for CI's boards_test (stop 20): the
+# failed case's notes come before its "not ok", the next case's after it.
+KSELFTEST = """TAP version 13
+1..2
+#  RUN           chest.harakiri_reset_comes_back ...
+# boards_test.c:371:harakiri_reset_comes_back:Expected 0 (0) == nbt_wait_path() (-110)
+#            FAIL  chest.harakiri_reset_comes_back
+not ok 1 chest.harakiri_reset_comes_back
+#  RUN           chest.usb_reset_starts_the_boards_over ...
+#            OK  chest.usb_reset_starts_the_boards_over
+ok 2 chest.usb_reset_starts_the_boards_over
+"""
+
+# The Python suites' style: the reason after "not ok".
+AFTER = """1..2
+ok 1 first
+not ok 2 second
+#   lost nothing while stopped for 5 ring lengths
+"""
+
+results = []
+
+
+def tap(ok, name, why=""):
+    results.append(ok)
+    print(f"{'ok' if ok else 'not ok'} {len(results)} {name}")
+    for line in (why if not ok else "").splitlines():
+        print(f"#   {line}")
+
+
+def summary(text):
+    r = subprocess.run(["/usr/bin/python3", TAP_PY, "t", "1"], input=text,
+                       capture_output=True, text=True)
+    return r.stdout
+
+
+def main():
+    print("1..4")
+    out = summary(KSELFTEST)
+    tap("Expected 0 (0) == nbt_wait_path()" in out,
+        "kselftest: the failed case's own notes (before its not ok) are shown", out)
+    tap("usb_reset_starts_the_boards_over ..." not in out.split("RESULT pass")[0],
+        "kselftest: the next case's notes are not shown as the failure's", out)
+    out = summary(AFTER)
+    tap("lost nothing while stopped" in out, "notes after not ok are shown", out)
+    tap(out.count("RESULT fail") == 1 and "RESULT pass t: first" in out,
+        "one failure, one pass", out)
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
