@@ -375,8 +375,10 @@ export VM_SUITES VM_KMODS VM_FILES
 export $(foreach s,$(ALL_VM_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
 # A suite with <suite>_VM_TIER := debug (it needs KUnit or a checker) runs
 # only in the debug tier (check-debug-vm, below); one with
-# <suite>_VM_TIER := stock (userspace behind the kernel's own test devices,
-# whose modules the debug kernel does not build) only in the stock tier;
+# <suite>_VM_TIER := stock only in the stock tier: userspace behind the
+# kernel's own test devices, whose modules the debug kernel does not build,
+# or userspace whose kernel paths through our modules other suites already
+# take (the RT and debug tiers are there to find our modules' faults);
 # every other suite runs in all three. The test runs take their suites, modules and files from vm_env.
 STOCK_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $(filter debug,$($(s)_VM_TIER)),,$(s)))
 vm_env = VM_SUITES="$(strip $(1))" \

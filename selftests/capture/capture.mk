@@ -25,6 +25,9 @@ fuzz_capture_pcap_CORPUS := $(srctree)/selftests/capture/corpus/pcap
 # stand-in on usbfs and a LoLA stand-in; and its refusal when naobody.ko
 # has the board.
 VM_SUITES += capture
+# naocap is userspace on usbmon and usbfs; of naobody.ko it needs only the
+# claimed interface it refuses, which the naobody suites take on every tier.
+capture_VM_TIER := stock
 capture_VM_PROGS := naocap_vm_test
 capture_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs usbmon
 capture_VM_TIMEOUT := 240

@@ -5,6 +5,9 @@
 # The suite is chestboard_emu: the VM scripts keep suite names in shell
 # variable names, which can't hold a dash.
 VM_SUITES += chestboard_emu
+# The emulator is userspace and naobody.ko is not loaded: nothing here for
+# the RT and debug tiers to check in our modules.
+chestboard_emu_VM_TIER := stock
 chestboard_emu_VM_PROGS := emu_exchange_test emu_misbehave_test
 chestboard_emu_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 chestboard_emu_VM_TIMEOUT := 600
