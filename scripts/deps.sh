@@ -22,7 +22,7 @@ PACKAGES="
 	libmicrohttpd-dev libjansson-dev python3-jsonschema python3-yaml wrk
 	libasound2-dev libsamplerate0-dev alsa-utils
 	chromium chromium-driver python3-selenium
-	libpcap-dev libsystemd-dev
+	libpcap-dev libsystemd-dev libmujoco-dev
 	cargo rustc librust-libc-dev
 	debhelper dh-dkms lintian dpkg-dev systemd systemd-container iproute2
 	python3 python3-msgpack python3-docutils groff-base i2c-tools
