@@ -281,6 +281,7 @@ install: all
 		$(srctree)/packaging/modprobe.d/naobody.conf $(DESTDIR)/etc/modprobe.d/naobody.conf
 	$(Q)install -d $(DESTDIR)$(NAOBODYD_WWW_DIR)
 	$(Q)install -m 0644 $(NAOBODYD_WWW_FILES) $(DESTDIR)$(NAOBODYD_WWW_DIR)/
+	$(Q)install -D -m 0644 $(srctree)/userspace/sim/nao6/nao6.xml $(DESTDIR)$(NAOBODYD_SIM_DIR)/nao6.xml
 	$(Q)install -D -m 0644 $(srctree)/packaging/systemd/naobodyd.service \
 		$(DESTDIR)$(SYSTEMDDIR)/system/naobodyd.service
 	$(Q)install -D -m 0644 $(srctree)/packaging/systemd/naoguard.service \

@@ -14,6 +14,12 @@
  *   - Touches, sonar, the battery and pushes are scripted through the
  *     control socket or a script file (sim_control.c).
  *   - The death switch latches stiffness at 0 until "rearm".
+ *
+ * With --sim-physics the joints, the torso, the inertial unit, the feet's
+ * pressure sensors and the currents come from the MuJoCo model instead
+ * (sim_physics.c): each cycle steps it with the targets and stiffnesses
+ * written, as the boards would drive the motors. The rest (battery,
+ * temperatures from the currents, sonar, touch, odometry) stays as above.
  */
 #include <errno.h>
 #include <math.h>
@@ -32,6 +38,7 @@
 #include "log.h"
 #include "naobodyd.h"
 #include "sim.h"
+#include "sim_physics.h"
 
 #define NJ NAOBODY_JOINTS
 #define PERIOD_NS	12000000U
@@ -53,6 +60,8 @@ struct sim {
 	uint64_t start_ns, last_ns;
 	uint64_t calibrated_ns;		/* no calibration before (--sim-uncalibrated) */
 	struct sim_control *control;
+	struct sim_physics *phys;	/* NULL: kinematic */
+	struct sim_physics_sense ps;	/* its last reading */
 
 	struct nb_actuators cmd;
 	bool have_cmd;
@@ -105,12 +114,48 @@ static bool legs_folded(const struct sim *s)
 	return s->pos[NAOBODY_L_KNEE_PITCH] > 1.7f && s->pos[NAOBODY_R_KNEE_PITCH] > 1.7f;
 }
 
+/* The stiffness the motors get: none while stopped or before a command. */
+static float stiffness(const struct sim *s, int j)
+{
+	return (s->stopped || !s->have_cmd) ? 0.0f : s->cmd.stiffness[j];
+}
+
+/* Temperatures warm towards 30 + 25 C per ampere, over about two minutes. */
+static void heat_step(struct sim *s, int j, float dt)
+{
+	float heat = 30.0f + 25.0f * s->cur[j];
+
+	s->temp[j] += (heat - s->temp[j]) * (dt / 120.0f);
+}
+
+/* The physics' cycle: the joints, torso and sensors of the model. */
+static void physics_step(struct sim *s, float dt)
+{
+	float k[NJ];
+	float tilt, rate;
+
+	for (int j = 0; j < NJ; j++)
+		k[j] = stiffness(s, j);
+	sim_physics_cycle(s->phys, s->cmd.position, k);
+	sim_physics_sense(s->phys, &s->ps);
+	for (int j = 0; j < NJ; j++) {
+		s->pos[j] = s->ps.position[j];
+		s->cur[j] = s->ps.current[j];
+		heat_step(s, j, dt);
+	}
+	/* support and tilt only for "status": the daemon reads the IMU. */
+	tilt = hypotf(s->ps.angles[0], s->ps.angles[1]);
+	rate = hypotf(s->ps.gyroscope[0], s->ps.gyroscope[1]);
+	s->tilt = tilt;
+	s->support = tilt < 0.5f ? SUP_UPRIGHT : rate > 0.3f ? SUP_FALLING : SUP_LYING;
+}
+
 static void joints_step(struct sim *s, float dt)
 {
 	for (int j = 0; j < NJ; j++) {
-		float k = (s->stopped || !s->have_cmd) ? 0.0f : s->cmd.stiffness[j];
+		float k = stiffness(s, j);
 		float target = joint_clamp(j, s->cmd.position[j]);
-		float err = target - s->pos[j], step, load, heat;
+		float err = target - s->pos[j], step, load;
 
 		if (k > 0.01f) {
 			step = err * (1.0f - expf(-dt * k / JOINT_TAU));
@@ -122,9 +167,7 @@ static void joints_step(struct sim *s, float dt)
 		load = (j >= NAOBODY_L_HIP_YAW_PITCH && j <= NAOBODY_R_ANKLE_ROLL &&
 			s->support == SUP_UPRIGHT && !legs_folded(s)) ? 0.25f : 0.02f;
 		s->cur[j] = k * (0.05f + load + 0.6f * fminf(fabsf(err), 1.0f));
-		/* Warms towards 30 + 25 C per ampere, over about two minutes. */
-		heat = 30.0f + 25.0f * s->cur[j];
-		s->temp[j] += (heat - s->temp[j]) * (dt / 120.0f);
+		heat_step(s, j, dt);
 	}
 }
 
@@ -220,6 +263,24 @@ static void battery_step(struct sim *s, float dt, float *current)
 	s->charge = fminf(fmaxf(s->charge, 0.0f), 1.0f);
 }
 
+/* The physics' readings over the kinematic ones, with the same noise. */
+static void sense_physics(struct sim *s, struct nb_sensors *o)
+{
+	for (int i = 0; i < 3; i++) {
+		o->accelerometer[i] = s->ps.accelerometer[i] + noise(s, 0.02f);
+		o->gyroscope[i] = s->ps.gyroscope[i] + noise(s, 0.003f);
+	}
+	o->angles[0] = s->ps.angles[0];
+	o->angles[1] = s->ps.angles[1];
+	o->foot[0].weight = o->foot[1].weight = 0.0f;
+	for (int i = 0; i < NAOBODY_FSRS; i++) {
+		o->fsr[i] = s->ps.fsr[i];
+		o->foot[i / 4].weight += o->fsr[i];
+	}
+	for (int j = 0; j < NJ; j++)
+		o->position[j] = joint_clamp(j, s->ps.position[j] + noise(s, 0.0005f));
+}
+
 static void sense(struct sim *s, struct body_frame *f, float current)
 {
 	struct nb_sensors *o = &f->s;
@@ -271,8 +332,10 @@ static void sense(struct sim *s, struct body_frame *f, float current)
 		o->current[j] = roundf(s->cur[j] / 0.016f) * 0.016f;
 		o->temperature[j] = t;
 		o->status[j] = t >= 85.0f ? 3 : t >= 80.0f ? 2 : t >= 75.0f ? 1 : 0;
-		o->stiffness[j] = (s->stopped || !s->have_cmd) ? 0.0f : s->cmd.stiffness[j];
+		o->stiffness[j] = stiffness(s, j);
 	}
+	if (s->phys)
+		sense_physics(s, o);
 	f->odometry[0] = s->odom[0];
 	f->odometry[1] = s->odom[1];
 	f->odometry[2] = s->odom[2];
@@ -300,8 +363,12 @@ static int sim_read(struct body *b, struct body_frame *f)
 	if (s->control)
 		sim_control_tick(s->control, (double)(now - s->start_ns) / 1e9);
 
-	joints_step(s, dt);
-	torso_step(s, dt);
+	if (s->phys) {
+		physics_step(s, dt);
+	} else {
+		joints_step(s, dt);
+		torso_step(s, dt);
+	}
 	odometry_step(s, dt);
 	battery_step(s, dt, &current);
 	f->cycle = ++s->cycle;
@@ -354,6 +421,7 @@ static void sim_destroy(struct body *b)
 	struct sim *s = container_of(b, struct sim, b);
 
 	sim_control_destroy(s->control);
+	sim_physics_destroy(s->phys);
 	close(s->tfd);
 	free(s);
 }
@@ -405,6 +473,21 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 	s->rng = 0x2545f491;
 	s->start_ns = s->last_ns = mono_ns();
 	s->calibrated_ns = s->start_ns + (uint64_t)(cfg->sim_uncalibrated * 1e9);
+	if (cfg->sim_model) {
+		char err[768];
+
+		s->phys = sim_physics_create(cfg->sim_model, start_pose, err, sizeof(err));
+		if (!s->phys) {
+			log_err("sim: --sim-model %s", err);
+			free(s);
+			return NULL;
+		}
+		/* Its get-up is the kinematic body's only: not on the physics. */
+		s->b.info.can_stand_up = false;
+		/* The joints the physics settled them in, not the pose asked. */
+		sim_physics_sense(s->phys, &s->ps);
+		memcpy(s->pos, s->ps.position, sizeof(s->pos));
+	}
 
 	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (s->tfd < 0 || timerfd_settime(s->tfd, 0, &its, NULL)) {
@@ -417,13 +500,15 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 	if (cfg->sim_control || cfg->sim_script) {
 		s->control = sim_control_create(s, loop, cfg->sim_control, cfg->sim_script);
 		if (!s->control) {
+			sim_physics_destroy(s->phys);
 			close(s->tfd);
 			free(s);
 			return NULL;
 		}
 	}
-	log_info("sim: the simulated body (%s, %s), sitting, limp", s->b.info.body_id,
-		 s->b.info.head_id);
+	log_info("sim: the simulated body (%s, %s), sitting, limp%s%s", s->b.info.body_id,
+		 s->b.info.head_id, s->phys ? ", physical: " : "",
+		 s->phys ? cfg->sim_model : "");
 	return &s->b;
 }
 
@@ -475,7 +560,11 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 			snprintf(out, n, "error: push front|back|left|right");
 			return;
 		}
-		fall(s, roll, pitch, 0.15f);
+		/* The physics' push: 30 N on the torso for 0.2 s (provisional). */
+		if (s->phys)
+			sim_physics_push(s->phys, 30.0f * pitch, -30.0f * roll, 0.2f);
+		else
+			fall(s, roll, pitch, 0.15f);
 		snprintf(out, n, "ok");
 	} else if (!strcmp(cmd, "battery") && argc == 2 && sscanf(a, "%f", &x) == 1 &&
 		   x >= 0.0f && x <= 1.0f) {
@@ -519,6 +608,28 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 			 s->odom[2], s->charge,
 			 (s->pos[NAOBODY_L_KNEE_PITCH] + s->pos[NAOBODY_R_KNEE_PITCH]) / 2.0f,
 			 leg_stiffness(s), (unsigned long long)s->cycle);
+	} else if (!strcmp(cmd, "physics") && argc == 1 && s->phys) {
+		struct sim_physics_worst w;
+		float fsr = 0.0f;
+
+		sim_physics_torque_ratio(s->phys, &w);
+		for (int i = 0; i < NAOBODY_FSRS; i++)
+			fsr += s->ps.fsr[i];
+		snprintf(out, n, "ok torso_height=%.4f roll=%.4f pitch=%.4f fsr_kg=%.3f "
+			 "mass_kg=%.3f torque_given=%.3f torque_given_joint=%s "
+			 "torque_asked=%.3f torque_asked_joint=%s",
+			 s->ps.torso_height, s->ps.angles[0], s->ps.angles[1], fsr,
+			 sim_physics_mass(s->phys), w.given,
+			 w.given_joint >= 0 ? joint_name[w.given_joint] : "-", w.asked,
+			 w.asked_joint >= 0 ? joint_name[w.asked_joint] : "-");
+	} else if (!strcmp(cmd, "lift") && argc == 2 && (!strcmp(a, "0") || !strcmp(a, "1")) &&
+		   s->phys) {
+		/* Picked up by the torso, 10 cm up, or let go. */
+		sim_physics_hold(s->phys, a[0] == '1', 0.10f);
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "physics") && argc == 2 && !strcmp(a, "reset") && s->phys) {
+		sim_physics_torque_reset(s->phys);
+		snprintf(out, n, "ok");
 	} else if (!strcmp(cmd, "leds") && argc == 2) {
 		static const struct { const char *name; size_t off, len; } groups[] = {
 			{ "chest", offsetof(struct nb_actuators, chest), 3 },
@@ -547,6 +658,6 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 		}
 	} else {
 		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, sonar, "
-			 "temperature, rearm, status, leds, cycle");
+			 "temperature, rearm, status, leds, cycle; with --sim-physics: physics, lift");
 	}
 }

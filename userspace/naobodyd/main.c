@@ -58,7 +58,14 @@ static void usage(FILE *f)
 "                           is an error)\n"
 "      --sim-control PATH   the simulator's control socket (commands: touch,\n"
 "                           push, battery, charger, sonar, temperature, rearm,\n"
-"                           status, leds, cycle)\n"
+"                           status, leds, cycle; physics with --sim-physics)\n"
+"      --sim-physics        the simulated body is the physical one: the MuJoCo\n"
+"                           model of the NAO V6, its motors driven with the\n"
+"                           targets and stiffnesses, its sensors from the\n"
+"                           physics (implies --sim; without it the kinematic\n"
+"                           body)\n"
+"      --sim-model FILE     that body's model (implies --sim-physics; default\n"
+"                           " NAOBODYD_SIM_MODEL ")\n"
 "      --sim-script FILE    simulator commands, one \"SECONDS COMMAND\" a line\n"
 "      --sim-battery CHARGE the simulated battery's charge at start, 0..1\n"
 "                           (default 0.9)\n"
@@ -154,7 +161,7 @@ static bool parse_port(const char *s, uint16_t *port)
 }
 
 enum {
-	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_BATTERY, OPT_SIM_UNCALIBRATED,
+	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_PHYSICS, OPT_SIM_MODEL, OPT_SIM_BATTERY, OPT_SIM_UNCALIBRATED,
 	OPT_ALLOW_UNCALIBRATED, OPT_BODY_ID, OPT_HEAD_ID, OPT_HEAD_ID_FILE, OPT_HEAD_BUS,
 	OPT_NO_HEAD_BUS,
 	OPT_ECHO, OPT_LOLA_MODE, OPT_NO_LOLA, OPT_NO_GUARD,
@@ -168,6 +175,8 @@ static const struct option options[] = {
 	{ "sim", no_argument, NULL, 's' },
 	{ "sim-control", required_argument, NULL, OPT_SIM_CONTROL },
 	{ "sim-script", required_argument, NULL, OPT_SIM_SCRIPT },
+	{ "sim-physics", no_argument, NULL, OPT_SIM_PHYSICS },
+	{ "sim-model", required_argument, NULL, OPT_SIM_MODEL },
 	{ "sim-battery", required_argument, NULL, OPT_SIM_BATTERY },
 	{ "sim-uncalibrated", required_argument, NULL, OPT_SIM_UNCALIBRATED },
 	{ "allow-uncalibrated", no_argument, NULL, OPT_ALLOW_UNCALIBRATED },
@@ -252,6 +261,17 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 			break;
 		case OPT_SIM_SCRIPT:
 			cfg->sim_script = optarg;
+			break;
+		case OPT_SIM_PHYSICS:
+			if (!cfg->sim_model)
+				cfg->sim_model = NAOBODYD_SIM_MODEL;
+			cfg->sim = true;
+			break;
+		case OPT_SIM_MODEL:
+			if (!*optarg)
+				return bad("--sim-model", "a MuJoCo model file", optarg);
+			cfg->sim_model = optarg;
+			cfg->sim = true;
 			break;
 		case OPT_SIM_BATTERY:
 			cfg->sim_battery = strtof(optarg, &end);

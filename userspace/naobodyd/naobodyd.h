@@ -55,6 +55,7 @@ struct config {
 	bool sim;
 	const char *sim_control;	/* the simulator's control socket, or NULL */
 	const char *sim_script;
+	const char *sim_model;		/* the physical body's MuJoCo model, or NULL: kinematic */
 	float sim_battery;
 	float sim_uncalibrated;		/* s the simulated body reports no calibration */
 	bool allow_uncalibrated;	/* stiffen a body without its calibration */

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * naobodyd: the simulated body's physics (sim_physics.c), the MuJoCo model
+ * of the NAO V6 (userspace/sim/nao6/nao6.xml) driven the way the NAO's
+ * boards drive their motors. body_sim.c owns the cycle, the control socket
+ * and what is still kinematic (battery, temperatures, sonar, touch); this
+ * is the torso, the joints, the inertial unit and the feet.
+ */
+#ifndef NAOBODYD_SIM_PHYSICS_H
+#define NAOBODYD_SIM_PHYSICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <naobody/body.h>
+
+struct sim_physics;
+
+/* What the physics measured at the end of a cycle; LoLA's orders and units. */
+struct sim_physics_sense {
+	float position[NAOBODY_JOINTS];		/* rad */
+	float torque[NAOBODY_JOINTS];		/* N m, the motor's, signed */
+	float current[NAOBODY_JOINTS];		/* A, from the torque */
+	float accelerometer[3];			/* m/s^2, as the NAO's (-g on z upright) */
+	float gyroscope[3];			/* rad/s */
+	float angles[2];			/* torso roll, pitch (rad) */
+	float fsr[NAOBODY_FSRS];		/* kg */
+	float torso_height;			/* m, the torso frame above the floor */
+};
+
+/*
+ * The model at path, its joints in pose (LoLA's order), settled on the
+ * floor. NULL and a message naming the file and MuJoCo's error in err.
+ */
+struct sim_physics *sim_physics_create(const char *path, const float pose[NAOBODY_JOINTS],
+				       char *err, size_t errlen);
+void sim_physics_destroy(struct sim_physics *p);
+
+/*
+ * One body cycle (12 ms, six 2 ms steps) with these position targets and
+ * stiffnesses (0..1; 0: limp, the motor gives no torque).
+ */
+void sim_physics_cycle(struct sim_physics *p, const float target[NAOBODY_JOINTS],
+		       const float stiffness[NAOBODY_JOINTS]);
+void sim_physics_sense(struct sim_physics *p, struct sim_physics_sense *out);
+
+/* A horizontal push on the torso (N, world x forward, y left) for seconds. */
+void sim_physics_push(struct sim_physics *p, float fx, float fy, float seconds);
+
+/*
+ * Lift the robot by its torso (on) height metres, held upright, as a person
+ * would; or let it go.
+ */
+void sim_physics_hold(struct sim_physics *p, bool on, float height);
+
+/*
+ * The worst |motor torque| / its maximum since the last reset: what the
+ * motors gave (at most 1: they are clamped), and what the position error
+ * asked for before the clamp (above 1: a motor saturated).
+ */
+struct sim_physics_worst {
+	float given, asked;
+	int given_joint, asked_joint;	/* LoLA's joint, -1: none since the reset */
+};
+void sim_physics_torque_ratio(const struct sim_physics *p, struct sim_physics_worst *w);
+void sim_physics_torque_reset(struct sim_physics *p);
+
+/* The model's total mass (kg). */
+float sim_physics_mass(const struct sim_physics *p);
+
+#endif
