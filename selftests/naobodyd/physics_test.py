@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""naobodyd on the physical simulated body (--sim-model, the MuJoCo model of
+the NAO V6): standing, going limp on Stop, sitting down and the feet's
+pressure sensors, checked from the physics, not from what the daemon meant.
+
+The daemon's own view (the robot API's State and events, the LoLA stream)
+is read as a client reads it; the physics' (the torso's height, the worst
+motor torque) through the simulator's control socket ("physics")."""
+
+import math
+import os
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nbtest import (LATE, SRCTREE, Client, Daemon, Lola, Tap, check, note,  # noqa: E402
+                    wait_for)
+
+tap = Tap()
+
+MODEL = os.path.join(SRCTREE, "userspace", "sim", "nao6", "nao6.xml")
+GRAVITY = 9.81
+
+# Bounds, stated once. The torso frame stands 0.333 m above the floor with
+# straight legs (the model); Stand bends the knees a little.
+STAND_HEIGHT = (0.28, 0.335)	# m
+STAND_TILT = 0.10		# rad, the IMU's roll and pitch
+SIT_HEIGHT = (0.18, 0.26)	# m, the NAO's crouch
+FSR_TOLERANCE = 0.05		# of the model's mass, standing still
+FSR_LIFTED = 0.05		# kg, all eight together, lifted off the floor
+
+
+def physical(*extra):
+    return Daemon("--sim-model", MODEL, *extra)
+
+
+def physics(d):
+    """The physics' own figures (the control socket's "physics")."""
+    fields = dict(kv.split("=", 1) for kv in d.control("physics").split()[1:])
+    return {k: v if k.endswith("_joint") else float(v) for k, v in fields.items()}
+
+
+def ready(d):
+    c = Client(d)
+    c.hello("physics_test")
+    c.send({"Subscribe": {"state": True, "cameras": [], "camera_fps": 0.0,
+                          "microphone": False}})
+    return c
+
+
+def awake(d):
+    c = ready(d)
+    c.send({"Power": "Wake"})
+    c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
+            and s["fall_state"] == "Upright", 5 + LATE, "standing after Wake")
+    return c
+
+
+def fall_events(messages):
+    """The Fall events' states (Sitting and Upright among them)."""
+    return [m["Event"]["Fall"]["state"] for m in messages
+            if isinstance(m, dict) and "Event" in m and "Fall" in m["Event"]]
+
+
+def falls(messages):
+    """The Fall events that say it fell."""
+    return [e for e in fall_events(messages) if e in ("Falling", "Fallen")]
+
+
+def states(messages):
+    return [m["State"] for m in messages if isinstance(m, dict) and "State" in m]
+
+
+def tilt(s):
+    return math.hypot(*s["imu"]["roll_pitch"])
+
+
+def fsr_total(s):
+    return sum(s["left_foot_pressure"]) + sum(s["right_foot_pressure"])
+
+
+@tap.test
+def wake_stands():
+    """Wake: the physical robot stands on its own feet for 5 s (torso height, IMU tilt)"""
+    with physical() as d:
+        c = awake(d)
+        heights, tilts, seen = [], [], []
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            got = c.heartbeat_for(0.1)
+            seen += got
+            tilts += [tilt(s) for s in states(got)]
+            heights.append(physics(d)["torso_height"])
+        check(not falls(seen), f"fall events while standing: {falls(seen)}")
+        check(all(s["fall_state"] == "Upright" for s in states(seen)), "not upright throughout")
+        check(STAND_HEIGHT[0] <= min(heights) and max(heights) <= STAND_HEIGHT[1],
+              f"torso height {min(heights):.3f}..{max(heights):.3f} m, not in {STAND_HEIGHT}")
+        check(max(tilts) < STAND_TILT, f"IMU tilt up to {max(tilts):.3f} rad")
+        note(f"standing 5 s: torso {min(heights):.4f}..{max(heights):.4f} m, "
+             f"IMU tilt at most {max(tilts):.4f} rad over {len(tilts)} States")
+
+
+@tap.test
+def stop_goes_limp_and_falls():
+    """Stop: the motors give no torque, the robot collapses, fall.c sees it from the IMU"""
+    with physical() as d:
+        c = awake(d)
+        c.heartbeat_for(0.5)
+        before = physics(d)["torso_height"]
+        c.send("Stop")
+        t0 = time.monotonic()
+        wait_for(d.body.stopped, 1, "the death switch at the body")
+        d.control("physics reset")
+        c.until(lambda s: s["fall_state"] == "Fallen", 5 + LATE, "Fallen after Stop")
+        took = time.monotonic() - t0
+        seen = fall_events(c.seen)
+        check("Falling" in seen and seen[-1] == "Fallen", f"fall events {seen}")
+        p = physics(d)
+        # Limp: not a newton metre from any motor since the switch latched.
+        check(p["torque_given"] == 0, f"a motor still gave {p['torque_given']:.3f} of its "
+              f"maximum ({p['torque_given_joint']}) after Stop")
+        check(p["torso_height"] < before - 0.1,
+              f"torso at {p['torso_height']:.3f} m, from {before:.3f} m")
+        last = states(c.seen)[-1]
+        note(f"Stop to Fallen {took:.2f} s (events {seen}); torso {before:.3f} -> "
+             f"{p['torso_height']:.3f} m, IMU tilt {tilt(last):.2f} rad")
+
+
+@tap.test
+def sit_down_within_torque():
+    """SitDown: seated without a fall, no motor asked for more than its maximum torque"""
+    with physical() as d:
+        c = awake(d)
+        c.heartbeat_for(0.5)
+        d.control("physics reset")
+        c.send({"Motion": "SitDown"})
+        c.until(lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting",
+                6 + LATE, "sitting")
+        seen = c.seen + c.heartbeat_for(1.0)
+        p = physics(d)
+        check(not falls(seen), f"fall events while sitting down: {falls(seen)}")
+        last = states(seen)[-1]
+        check(last["fall_state"] == "Sitting", f"ended {last['fall_state']}")
+        check(SIT_HEIGHT[0] <= p["torso_height"] <= SIT_HEIGHT[1],
+              f"torso at {p['torso_height']:.3f} m, not seated in {SIT_HEIGHT}")
+        check(tilt(last) < 0.2, f"IMU tilt {tilt(last):.3f} rad seated")
+        # The motors clamp at their maximum: what the position error asked is
+        # the check that none was driven into its limit.
+        check(p["torque_given"] <= 1.0, f"torque {p['torque_given']:.3f} of the maximum")
+        check(p["torque_asked"] < 1.0, f"{p['torque_asked_joint']} asked for "
+              f"{p['torque_asked']:.3f} of its maximum torque")
+        note(f"seated: torso {p['torso_height']:.4f} m, tilt {tilt(last):.4f} rad; worst "
+             f"torque {p['torque_asked']:.3f} of the maximum ({p['torque_asked_joint']})")
+
+
+@tap.test
+def feet_carry_the_weight():
+    """FSRs: standing they weigh the model's mass (State and LoLA); lifted, nothing"""
+    with physical() as d:
+        c = awake(d)
+        s = states(c.heartbeat_for(1.0))[-1]
+        mass = physics(d)["mass_kg"]
+        total = fsr_total(s)
+        check(abs(total - mass) <= FSR_TOLERANCE * mass,
+              f"FSRs {total:.3f} kg standing, the model weighs {mass:.3f} kg")
+        feet = (sum(s["left_foot_pressure"]), sum(s["right_foot_pressure"]))
+        check(min(feet) > 0.3 * total, f"feet {feet[0]:.3f} and {feet[1]:.3f} kg: one foot?")
+        lola = Lola(d)
+        packet = lola.read()
+        lola_total = sum(packet["FSR"])
+        lola.close()
+        check(abs(lola_total - mass) <= FSR_TOLERANCE * mass,
+              f"LoLA FSRs {lola_total:.3f} kg, the model weighs {mass:.3f} kg")
+        d.control("lift 1")
+        lifted = c.until(lambda s: fsr_total(s) < FSR_LIFTED, 2 + LATE, "the feet off the floor")
+        c.heartbeat_for(0.5)
+        lifted = states(c.heartbeat_for(0.3))[-1]
+        check(fsr_total(lifted) < FSR_LIFTED, f"lifted, the FSRs read {fsr_total(lifted):.3f} kg")
+        note(f"standing: FSRs {total:.3f} kg (L {feet[0]:.3f}, R {feet[1]:.3f}), LoLA "
+             f"{lola_total:.3f} kg, model {mass:.3f} kg ({(total - mass) / mass:+.2%}); "
+             f"lifted 10 cm: {fsr_total(lifted):.4f} kg")
+
+
+@tap.test
+def model_option_errors():
+    """--sim-model: a missing or unloadable model is an error naming the file and MuJoCo's reason"""
+    import subprocess
+    import tempfile
+    from nbtest import binary
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "bad.xml")
+        with open(bad, "w") as f:
+            f.write("<mujoco><worldbody><body")
+        other = os.path.join(tmp, "ball.xml")
+        with open(other, "w") as f:
+            f.write('<mujoco><worldbody><body name="b"><freejoint/><geom size="0.1"/>'
+                    "</body></worldbody></mujoco>")
+        for path, why in ((os.path.join(tmp, "none.xml"), "FILE_NOT_FOUND"),
+                          (bad, "XML"), (other, "not a NAO V6 model")):
+            r = subprocess.run([binary("naobodyd"), "--sim-model", path, "--no-lola",
+                                "--no-guard", "--no-rest", "--port", "0"],
+                               capture_output=True, text=True, timeout=10)
+            check(r.returncode == 1, f"{path}: exit {r.returncode}")
+            check(path in r.stderr and why in r.stderr, f"{path}: said {r.stderr!r}")
+
+
+if __name__ == "__main__":
+    tap.run()
