@@ -10,6 +10,7 @@ motor torque) through the simulator's control socket ("physics")."""
 
 import math
 import os
+import socket
 import sys
 import time
 
@@ -73,6 +74,17 @@ def states(messages):
     return [m["State"] for m in messages if isinstance(m, dict) and "State" in m]
 
 
+def listen(c, seconds):
+    """What comes for a while, sending nothing (a quiet controller)."""
+    got, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            got.append(c.recv(max(0.01, end - time.monotonic())))
+        except socket.timeout:
+            pass
+    return got
+
+
 def tilt(s):
     return math.hypot(*s["imu"]["roll_pitch"])
 
@@ -93,13 +105,19 @@ def wake_stands():
             seen += got
             tilts += [tilt(s) for s in states(got)]
             heights.append(physics(d)["torso_height"])
+        # Standing still the accelerometer reads gravity alone, the NAO's sign.
+        acc = [sum(s["imu"]["linear_acceleration"][i] for s in states(seen)) / len(states(seen))
+               for i in range(3)]
+        check(abs(acc[2] + GRAVITY) < 0.3 and math.hypot(acc[0], acc[1]) < 0.5,
+              f"accelerometer {acc} standing still")
         check(not falls(seen), f"fall events while standing: {falls(seen)}")
         check(all(s["fall_state"] == "Upright" for s in states(seen)), "not upright throughout")
         check(STAND_HEIGHT[0] <= min(heights) and max(heights) <= STAND_HEIGHT[1],
               f"torso height {min(heights):.3f}..{max(heights):.3f} m, not in {STAND_HEIGHT}")
         check(max(tilts) < STAND_TILT, f"IMU tilt up to {max(tilts):.3f} rad")
         note(f"standing 5 s: torso {min(heights):.4f}..{max(heights):.4f} m, "
-             f"IMU tilt at most {max(tilts):.4f} rad over {len(tilts)} States")
+             f"IMU tilt at most {max(tilts):.4f} rad over {len(tilts)} States, "
+             f"accelerometer ({acc[0]:.3f}, {acc[1]:.3f}, {acc[2]:.3f}) m/s^2")
 
 
 @tap.test
@@ -126,6 +144,56 @@ def stop_goes_limp_and_falls():
         last = states(c.seen)[-1]
         note(f"Stop to Fallen {took:.2f} s (events {seen}); torso {before:.3f} -> "
              f"{p['torso_height']:.3f} m, IMU tilt {tilt(last):.2f} rad")
+
+
+@tap.test
+def pushed_falls_that_way():
+    """push: the standing robot topples the way it is pushed; fall.c sees it, pitch says which way"""
+    for way, sign in (("front", 1), ("back", -1)):
+        with physical() as d:
+            c = awake(d)
+            c.heartbeat_for(0.5)
+            d.control(f"push {way}")
+            s = c.until(lambda s: s["fall_state"] == "Fallen", 5 + LATE, f"Fallen, pushed {way}")
+            check("Falling" in fall_events(c.seen), f"pushed {way}: {fall_events(c.seen)}")
+            pitch = s["imu"]["roll_pitch"][1]
+            check(sign * pitch > 1.0, f"pushed {way}, lying with pitch {pitch:.2f} rad")
+            note(f"pushed {way}: lying at pitch {pitch:+.2f} rad, torso "
+                 f"{physics(d)['torso_height']:.3f} m")
+
+
+@tap.test
+def watchdog_stands_then_sits():
+    """Watchdog: a quiet controller's robot stands still, then sits down, without a fall"""
+    with physical() as d:
+        c = awake(d)
+        c.send({"Motion": "ArmsUp"})
+        c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing",
+                4 + LATE, "ArmsUp")
+        d.control("physics reset")
+        c.send("Heartbeat")
+        # Until the second stage's sit-down is over and the stiffness goes.
+        seen, end = [], time.monotonic() + 3.0 + 4.0 + LATE
+        while time.monotonic() < end and not any(
+                s["primary_state"] == "Unstiff" for s in states(seen)):
+            seen += listen(c, 0.1)
+        limp = [s for s in states(seen) if s["primary_state"] == "Unstiff"]
+        check(limp, "never went limp")
+        check(any(s["motion"] == "Stand" and s["fall_state"] == "Upright" for s in states(seen)),
+              "never stood still at the first stage")
+        check(not falls(seen), f"fall events: {falls(seen)}")
+        check(limp[0]["fall_state"] == "Sitting", f"went limp {limp[0]['fall_state']}")
+        p = physics(d)
+        check(SIT_HEIGHT[0] <= p["torso_height"] <= SIT_HEIGHT[1],
+              f"torso at {p['torso_height']:.3f} m, not seated")
+        check(p["torque_asked"] < 1.0, f"{p['torque_asked_joint']} asked for "
+              f"{p['torque_asked']:.3f} of its maximum torque")
+        # Not checked, said: limp in the crouch, the model tips backwards
+        # (Documentation/naobodyd.rst, "The physical simulated body").
+        after = falls(listen(c, 2.0))
+        note(f"quiet: seated, torso {p['torso_height']:.4f} m, worst torque "
+             f"{p['torque_asked']:.3f} of the maximum ({p['torque_asked_joint']}); "
+             f"2 s limp after: {after or 'no fall'}")
 
 
 @tap.test
