@@ -11,13 +11,15 @@ motor torque) through the simulator's control socket ("physics")."""
 import math
 import os
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import (LATE, SRCTREE, Client, Daemon, Lola, Tap, check, note,  # noqa: E402
-                    wait_for)
+from nbtest import (LATE, SRCTREE, Client, Daemon, Lola, Tap, binary, check,  # noqa: E402
+                    note, wait_for)
 
 tap = Tap()
 
@@ -41,6 +43,12 @@ def physics(d):
     """The physics' own figures (the control socket's "physics")."""
     fields = dict(kv.split("=", 1) for kv in d.control("physics").split()[1:])
     return {k: v if k.endswith("_joint") else float(v) for k, v in fields.items()}
+
+
+def check_torque(p, when):
+    """No motor asked for its maximum torque (the physics' worst since the reset)."""
+    check(p["torque_asked"] < 1.0, f"{when}, {p['torque_asked_joint']} asked for "
+          f"{p['torque_asked']:.3f} of its maximum torque")
 
 
 def ready(d):
@@ -98,6 +106,8 @@ def wake_stands():
     """Wake: the physical robot stands on its own feet for 5 s (torso height, IMU tilt)"""
     with physical() as d:
         c = awake(d)
+        up = physics(d)
+        check_torque(up, "standing up")
         heights, tilts, seen = [], [], []
         end = time.monotonic() + 5
         while time.monotonic() < end:
@@ -117,7 +127,8 @@ def wake_stands():
         check(max(tilts) < STAND_TILT, f"IMU tilt up to {max(tilts):.3f} rad")
         note(f"standing 5 s: torso {min(heights):.4f}..{max(heights):.4f} m, "
              f"IMU tilt at most {max(tilts):.4f} rad over {len(tilts)} States, "
-             f"accelerometer ({acc[0]:.3f}, {acc[1]:.3f}, {acc[2]:.3f}) m/s^2")
+             f"accelerometer ({acc[0]:.3f}, {acc[1]:.3f}, {acc[2]:.3f}) m/s^2; standing up, "
+             f"worst torque {up['torque_asked']:.3f} of the maximum ({up['torque_asked_joint']})")
 
 
 @tap.test
@@ -148,7 +159,7 @@ def stop_goes_limp_and_falls():
 
 @tap.test
 def pushed_falls_that_way():
-    """push: the standing robot topples the way it is pushed; fall.c sees it, pitch says which way"""
+    """push: the standing robot topples the way it is pushed; fall.c sees it, pitch says how"""
     for way, sign in (("front", 1), ("back", -1)):
         with physical() as d:
             c = awake(d)
@@ -186,8 +197,7 @@ def watchdog_stands_then_sits():
         p = physics(d)
         check(SIT_HEIGHT[0] <= p["torso_height"] <= SIT_HEIGHT[1],
               f"torso at {p['torso_height']:.3f} m, not seated")
-        check(p["torque_asked"] < 1.0, f"{p['torque_asked_joint']} asked for "
-              f"{p['torque_asked']:.3f} of its maximum torque")
+        check_torque(p, "sitting down for the watchdog")
         # Not checked, said: limp in the crouch, the model tips backwards
         # (Documentation/naobodyd.rst, "The physical simulated body").
         after = falls(listen(c, 2.0))
@@ -217,8 +227,7 @@ def sit_down_within_torque():
         # The motors clamp at their maximum: what the position error asked is
         # the check that none was driven into its limit.
         check(p["torque_given"] <= 1.0, f"torque {p['torque_given']:.3f} of the maximum")
-        check(p["torque_asked"] < 1.0, f"{p['torque_asked_joint']} asked for "
-              f"{p['torque_asked']:.3f} of its maximum torque")
+        check_torque(p, "sitting down")
         note(f"seated: torso {p['torso_height']:.4f} m, tilt {tilt(last):.4f} rad; worst "
              f"torque {p['torque_asked']:.3f} of the maximum ({p['torque_asked_joint']})")
 
@@ -253,10 +262,7 @@ def feet_carry_the_weight():
 
 @tap.test
 def model_option_errors():
-    """--sim-model: a missing or unloadable model is an error naming the file and MuJoCo's reason"""
-    import subprocess
-    import tempfile
-    from nbtest import binary
+    """Options: a missing or unloadable --sim-model is an error naming the file and the reason"""
     with tempfile.TemporaryDirectory() as tmp:
         bad = os.path.join(tmp, "bad.xml")
         with open(bad, "w") as f:

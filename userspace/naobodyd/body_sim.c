@@ -657,7 +657,8 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 			len += (size_t)snprintf(out + len, n - len, " %.3f", v[i]);
 		}
 	} else {
-		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, sonar, "
-			 "temperature, rearm, status, leds, cycle; with --sim-physics: physics, lift");
+		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, "
+			 "sonar, temperature, rearm, status, leds, cycle; with --sim-physics: "
+			 "physics, lift");
 	}
 }

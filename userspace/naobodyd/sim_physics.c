@@ -299,7 +299,8 @@ static int bind(struct sim_physics *p, char *err, size_t n)
 		p->dof[j] = m->jnt_dofadr[jnt];
 		p->kp[j] = m->actuator_gainprm[a * mjNGAIN];
 		p->max[j] = m->actuator_forcerange[2 * a + 1];
-		p->reduction[j] = m->nuser_actuator >= 1 ? m->actuator_user[a * m->nuser_actuator] : 0;
+		p->reduction[j] = m->nuser_actuator >= 1 ?
+				  m->actuator_user[a * m->nuser_actuator] : 0.0;
 		if (!(p->kp[j] > 0.0) || !(p->max[j] > 0.0) || !(p->reduction[j] > 0.0)) {
 			snprintf(err, n, "actuator %s: no position gain, torque limit or reduction",
 				 joint_name[j]);
