@@ -478,7 +478,7 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 
 		s->phys = sim_physics_create(cfg->sim_model, start_pose, err, sizeof(err));
 		if (!s->phys) {
-			log_err("sim: --sim-model %s", err);
+			log_err("sim: %s", err);
 			free(s);
 			return NULL;
 		}

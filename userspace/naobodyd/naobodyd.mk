@@ -11,12 +11,12 @@ PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
 	main.c core.c loop.c api.c lola.c watchdog.c motion.c fall.c leds.c head_bus.c \
-	body_sim.c sim_physics.c body_real.c sim_control.c handoff.c rest.c rest_net.c rest_token.c \
+	body_sim.c body_real.c sim_control.c handoff.c rest.c rest_net.c rest_token.c \
 	rest_static.c rest_cmd.c rest_leds.c rest_boards.c head_audio.c rest_serial.c rest_serial_parse.c \
 	head_camera.c camera_jpeg.c)
 naobodyd_LIBS := nbdcodec naobody cm5 parol6 nrlink nrframer
 naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack libmicrohttpd jansson libmnl libsystemd libturbojpeg alsa samplerate) \
-	-lz -lm -lpthread -lmujoco
+	-lz -lm -lpthread
 
 # The status page (rest_static.h): plain files, no build step. make install
 # (the top Makefile) puts them in NAOBODYD_WWW_DIR, the daemon's --www
@@ -31,8 +31,9 @@ $(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: \
 NAOBODYD_WWW_STAMP := $(O)/obj/userspace/naobodyd/www-dir.stamp
 $(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: $(NAOBODYD_WWW_STAMP)
 $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
-	@mkdir -p $(@D) && echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR)' | cmp -s - $@ || \
-		echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR)' > $@
+	@mkdir -p $(@D) && echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME)' | \
+		cmp -s - $@ || \
+		echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME)' > $@
 .PHONY: naobodyd-www-dir-check
 
 # The physical simulated body's model (--sim-physics): make install puts
@@ -42,3 +43,30 @@ $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
 NAOBODYD_SIM_DIR ?= $(PREFIX)/share/naobodyd/sim
 $(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: \
 	USER_CFLAGS += -DNAOBODYD_SIM_MODEL='"$(NAOBODYD_SIM_DIR)/nao6.xml"'
+
+# MuJoCo, for the physical simulated body (--sim-physics) only: not linked,
+# so the daemon starts on the robot, which has no MuJoCo (HULKs-OS), but
+# loaded at run time (sim_physics_dl.c) by the SONAME of the libmujoco.so
+# found here, with its headers. Without libmujoco-dev the daemon is built
+# without the physical body (sim_physics_none.c), and --sim-physics says so.
+READELF ?= readelf
+NAOBODYD_MUJOCO_SO := $(shell $(CC) -print-file-name=libmujoco.so)
+NAOBODYD_MUJOCO_SONAME := $(if $(filter /%,$(NAOBODYD_MUJOCO_SO)),$(shell $(READELF) -d \
+	$(NAOBODYD_MUJOCO_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'))
+# Debian's name for the package with that library: libmujoco.so.2.2.2 is
+# in libmujoco2.2.2 (Policy 8.1), for the message when it is missing.
+NAOBODYD_MUJOCO_PACKAGE ?= $(subst .so.,,$(NAOBODYD_MUJOCO_SONAME))
+ifneq ($(NAOBODYD_MUJOCO_SONAME),)
+naobodyd_SRCS += $(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
+$(O)/obj/userspace/naobodyd/sim_physics_dl.o $(O)/san/userspace/naobodyd/sim_physics_dl.o: \
+	USER_CFLAGS += -DNAOBODYD_MUJOCO_SONAME='"$(NAOBODYD_MUJOCO_SONAME)"' \
+	-DNAOBODYD_MUJOCO_PACKAGE='"$(NAOBODYD_MUJOCO_PACKAGE)"'
+# Again when the library found changes (the stamp above has its SONAME).
+$(O)/obj/userspace/naobodyd/sim_physics_dl.o $(O)/san/userspace/naobodyd/sim_physics_dl.o: \
+	$(NAOBODYD_WWW_STAMP)
+# dlopen() is libc's from glibc 2.34; older ones (and some libcs) need -ldl.
+naobodyd_LDLIBS += $(shell echo 'char dlopen(void); int main(void) { return dlopen(); }' | \
+	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+else
+naobodyd_SRCS += $(srctree)/userspace/naobodyd/sim_physics_none.c
+endif

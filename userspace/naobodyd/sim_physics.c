@@ -17,6 +17,9 @@
  * The sensors are read from the physics the way the robot's are made: the
  * inertial unit at the model's "imu" site, the feet's pressure sensors from
  * the soles' contact forces, the motor currents from the motor torques.
+ *
+ * MuJoCo is called through mj, the table sim_physics_dl.c loads at run
+ * time: naobodyd is not linked with it (sim_physics_dl.h).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -24,16 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mujoco/mujoco.h>
-
 #include "joints.h"
 #include "log.h"
 #include "sim_physics.h"
+#include "sim_physics_dl.h"
 
 #define NJ		NAOBODY_JOINTS
 #define STEPS_PER_CYCLE	6	/* 12 ms body cycle, 2 ms model step */
 #define SETTLE_S	1.5	/* held in the start pose, at creation */
 #define GRAVITY		9.81
+
+/* MuJoCo's functions, set by the first sim_physics_create(). */
+static const struct mujoco *mj;
 
 /*
  * Provisional: the motors' derivative gains (N m s/rad), which Aldebaran
@@ -120,10 +125,10 @@ static void hold(struct sim_physics *p, double *f)
 	const double *r = &p->d->xmat[9 * p->torso];
 	mjtNum v[6];
 
-	mj_objectVelocity(p->m, p->d, mjOBJ_BODY, p->torso, v, 0);
+	mj->mj_objectVelocity(p->m, p->d, mjOBJ_BODY, p->torso, v, 0);
 	for (int i = 0; i < 3; i++)
 		f[i] += HOLD_KP * (p->hold_at[i] - x[i]) - HOLD_KD * v[3 + i];
-	f[2] += mj_getTotalmass(p->m) * -p->m->opt.gravity[2];
+	f[2] += mj->mj_getTotalmass(p->m) * -p->m->opt.gravity[2];
 	/* Towards upright: the torso's z axis (r's last column) onto the world's. */
 	f[3] += HOLD_KR * r[5] - HOLD_KDR * v[0];
 	f[4] += -HOLD_KR * r[2] - HOLD_KDR * v[1];
@@ -143,7 +148,7 @@ static void step(struct sim_physics *p, const float target[NJ], const float stif
 	if (p->held)
 		hold(p, f);
 	drive(p, target, stiffness);
-	mj_step(p->m, p->d);
+	mj->mj_step(p->m, p->d);
 }
 
 void sim_physics_cycle(struct sim_physics *p, const float target[NJ],
@@ -187,8 +192,8 @@ void sim_physics_sense(struct sim_physics *p, struct sim_physics_sense *o)
 	mjtNum vel[6], acc[6];
 
 	/* The accelerations of the state the steps left (mj_step stops short). */
-	mj_forward(p->m, d);
-	mj_rnePostConstraint(p->m, d);
+	mj->mj_forward(p->m, d);
+	mj->mj_rnePostConstraint(p->m, d);
 	memset(o, 0, sizeof(*o));
 	for (int j = 0; j < NJ; j++) {
 		o->position[j] = (float)d->qpos[p->qpos[j]];
@@ -200,8 +205,8 @@ void sim_physics_sense(struct sim_physics *p, struct sim_physics_sense *o)
 	 * MuJoCo gives the specific force (+g up when at rest); the NAO's
 	 * accelerometer reads its opposite (-9.81 on z upright, LoLA's sign).
 	 */
-	mj_objectAcceleration(p->m, d, mjOBJ_SITE, p->imu, acc, 1);
-	mj_objectVelocity(p->m, d, mjOBJ_SITE, p->imu, vel, 1);
+	mj->mj_objectAcceleration(p->m, d, mjOBJ_SITE, p->imu, acc, 1);
+	mj->mj_objectVelocity(p->m, d, mjOBJ_SITE, p->imu, vel, 1);
 	for (int i = 0; i < 3; i++) {
 		o->accelerometer[i] = (float)-acc[3 + i];
 		o->gyroscope[i] = (float)vel[i];
@@ -222,7 +227,7 @@ void sim_physics_sense(struct sim_physics *p, struct sim_physics_sense *o)
 		for (int foot = 0; foot < 2; foot++) {
 			if (con->geom1 != p->sole_geom[foot] && con->geom2 != p->sole_geom[foot])
 				continue;
-			mj_contactForce(m, d, c, f);
+			mj->mj_contactForce(m, d, c, f);
 			foot_pressure(p, foot, con->pos, f[0],
 				      &o->fsr[foot ? NAOBODY_FSR_RIGHT_FOOT : 0]);
 		}
@@ -262,7 +267,7 @@ void sim_physics_torque_reset(struct sim_physics *p)
 
 float sim_physics_mass(const struct sim_physics *p)
 {
-	return (float)mj_getTotalmass(p->m);
+	return (float)mj->mj_getTotalmass(p->m);
 }
 
 /* The model's names and actuators, or an error: the model is not the NAO's. */
@@ -272,22 +277,22 @@ static int bind(struct sim_physics *p, char *err, size_t n)
 	static const char *const feet[2] = { "LFoot", "RFoot" };
 	static const char *const soles[2] = { "LSole", "RSole" };
 
-	p->torso = mj_name2id(m, mjOBJ_BODY, "torso");
-	p->imu = mj_name2id(m, mjOBJ_SITE, "imu");
+	p->torso = mj->mj_name2id(m, mjOBJ_BODY, "torso");
+	p->imu = mj->mj_name2id(m, mjOBJ_SITE, "imu");
 	if (p->torso < 0 || p->imu < 0 || m->nu < NJ) {
 		snprintf(err, n, "no torso body, imu site or 25 actuators");
 		return -1;
 	}
 	for (int foot = 0; foot < 2; foot++) {
-		p->foot_body[foot] = mj_name2id(m, mjOBJ_BODY, feet[foot]);
-		p->sole_geom[foot] = mj_name2id(m, mjOBJ_GEOM, soles[foot]);
+		p->foot_body[foot] = mj->mj_name2id(m, mjOBJ_BODY, feet[foot]);
+		p->sole_geom[foot] = mj->mj_name2id(m, mjOBJ_GEOM, soles[foot]);
 		if (p->foot_body[foot] < 0 || p->sole_geom[foot] < 0) {
 			snprintf(err, n, "no %s body or %s geom", feet[foot], soles[foot]);
 			return -1;
 		}
 	}
 	for (int j = 0; j < NJ; j++) {
-		int a = mj_name2id(m, mjOBJ_ACTUATOR, joint_name[j]), jnt;
+		int a = mj->mj_name2id(m, mjOBJ_ACTUATOR, joint_name[j]), jnt;
 
 		if (a < 0 || m->actuator_trntype[a] != mjTRN_JOINT) {
 			snprintf(err, n, "no actuator on joint %s", joint_name[j]);
@@ -331,13 +336,13 @@ static void place(struct sim_physics *p, const float pose[NJ])
 	double lowest = INFINITY;
 	float stiff[NJ];
 
-	mj_resetData(m, d);
+	mj->mj_resetData(m, d);
 	for (int j = 0; j < NJ; j++)
 		d->qpos[p->qpos[j]] = pose[j];
 	/* RHipYawPitch follows LHipYawPitch (the model's equality). */
-	d->qpos[m->jnt_qposadr[mj_name2id(m, mjOBJ_JOINT, "RHipYawPitch")]] =
+	d->qpos[m->jnt_qposadr[mj->mj_name2id(m, mjOBJ_JOINT, "RHipYawPitch")]] =
 		pose[NAOBODY_L_HIP_YAW_PITCH];
-	mj_kinematics(m, d);
+	mj->mj_kinematics(m, d);
 	for (int g = 0; g < m->ngeom; g++)
 		if (m->geom_bodyid[g] != 0)
 			lowest = fmin(lowest, d->geom_xpos[3 * g + 2] - m->geom_rbound[g]);
@@ -359,15 +364,19 @@ static void mujoco_warning(const char *msg)
 struct sim_physics *sim_physics_create(const char *path, const float pose[NJ],
 				       char *err, size_t errlen)
 {
-	struct sim_physics *p = calloc(1, sizeof(*p));
+	struct sim_physics *p;
 	char why[512] = "";
 
+	mj = mujoco_load(err, errlen);
+	if (!mj)
+		return NULL;
+	p = calloc(1, sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
-	mju_user_warning = mujoco_warning;
-	p->m = mj_loadXML(path, NULL, why, sizeof(why));
+	*mj->mju_user_warning = mujoco_warning;
+	p->m = mj->mj_loadXML(path, NULL, why, sizeof(why));
 	if (!p->m) {
 		/* MuJoCo's message spans lines: one line in the log. */
 		for (char *c = why; *c; c++)
@@ -379,14 +388,14 @@ struct sim_physics *sim_physics_create(const char *path, const float pose[NJ],
 	}
 	if (bind(p, why, sizeof(why))) {
 		snprintf(err, errlen, "%s: not a NAO V6 model: %s", path, why);
-		mj_deleteModel(p->m);
+		mj->mj_deleteModel(p->m);
 		free(p);
 		return NULL;
 	}
-	p->d = mj_makeData(p->m);
+	p->d = mj->mj_makeData(p->m);
 	if (!p->d) {
 		snprintf(err, errlen, "%s: out of memory for its data", path);
-		mj_deleteModel(p->m);
+		mj->mj_deleteModel(p->m);
 		free(p);
 		return NULL;
 	}
@@ -398,7 +407,7 @@ void sim_physics_destroy(struct sim_physics *p)
 {
 	if (!p)
 		return;
-	mj_deleteData(p->d);
-	mj_deleteModel(p->m);
+	mj->mj_deleteData(p->d);
+	mj->mj_deleteModel(p->m);
 	free(p);
 }

@@ -30,7 +30,9 @@ struct sim_physics_sense {
 
 /*
  * The model at path, its joints in pose (LoLA's order), settled on the
- * floor. NULL and a message naming the file and MuJoCo's error in err.
+ * floor. NULL and a message in err: the file and MuJoCo's error, or why
+ * MuJoCo cannot be loaded (sim_physics_dl.h; a build without MuJoCo,
+ * sim_physics_none.c, says so).
  */
 struct sim_physics *sim_physics_create(const char *path, const float pose[NAOBODY_JOINTS],
 				       char *err, size_t errlen);

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * naobodyd: the simulated body's physics in a build without MuJoCo (no
+ * libmujoco-dev where it was built, naobodyd.mk). --sim-physics says so
+ * and the daemon exits; the kinematic body and the real one are whole.
+ * sim_physics_create() never gives a body, so the rest is never called
+ * with one: they are here for the link only.
+ */
+#include <stdio.h>
+
+#include "sim_physics.h"
+
+struct sim_physics *sim_physics_create(const char *path, const float pose[NAOBODY_JOINTS],
+				       char *err, size_t errlen)
+{
+	snprintf(err, errlen, "this naobodyd was built without MuJoCo (libmujoco-dev was not "
+		 "installed): no physical simulated body");
+	return NULL;
+}
+
+void sim_physics_destroy(struct sim_physics *p)
+{
+}
+
+void sim_physics_cycle(struct sim_physics *p, const float target[NAOBODY_JOINTS],
+		       const float stiffness[NAOBODY_JOINTS])
+{
+}
+
+void sim_physics_sense(struct sim_physics *p, struct sim_physics_sense *out)
+{
+}
+
+void sim_physics_push(struct sim_physics *p, float fx, float fy, float seconds)
+{
+}
+
+void sim_physics_hold(struct sim_physics *p, bool on, float height)
+{
+}
+
+void sim_physics_torque_ratio(const struct sim_physics *p, struct sim_physics_worst *w)
+{
+}
+
+void sim_physics_torque_reset(struct sim_physics *p)
+{
+}
+
+float sim_physics_mass(const struct sim_physics *p)
+{
+	return 0.0f;
+}
