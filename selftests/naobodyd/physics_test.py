@@ -261,6 +261,20 @@ def feet_carry_the_weight():
 
 
 @tap.test
+def mujoco_not_linked():
+    """The daemon is not linked with MuJoCo: the robot, which has none, starts it"""
+    r = subprocess.run(["readelf", "-d", binary("naobodyd")], capture_output=True, text=True,
+                       timeout=10)
+    check(r.returncode == 0, f"readelf -d: exit {r.returncode}: {r.stderr.strip()}")
+    needed = [line.split("[", 1)[1].rstrip("]") for line in r.stdout.splitlines()
+              if "(NEEDED)" in line]
+    check(needed, "readelf -d: no NEEDED entries")
+    linked = [n for n in needed if "mujoco" in n.lower()]
+    check(not linked, f"naobodyd NEEDs {', '.join(linked)}: MuJoCo is for --sim-physics only, "
+          "loaded at run time")
+
+
+@tap.test
 def model_option_errors():
     """Options: a missing or unloadable --sim-model is an error naming the file and the reason"""
     with tempfile.TemporaryDirectory() as tmp:
