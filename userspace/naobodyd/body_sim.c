@@ -136,7 +136,7 @@ static void physics_step(struct sim *s, float dt)
 
 	for (int j = 0; j < NJ; j++)
 		k[j] = stiffness(s, j);
-	sim_physics_cycle(s->phys, s->cmd.position, k);
+	sim_physics_cycle(s->phys, dt, s->cmd.position, k);
 	sim_physics_sense(s->phys, &s->ps);
 	for (int j = 0; j < NJ; j++) {
 		s->pos[j] = s->ps.position[j];

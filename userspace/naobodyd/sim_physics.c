@@ -33,7 +33,6 @@
 #include "sim_physics_dl.h"
 
 #define NJ		NAOBODY_JOINTS
-#define STEPS_PER_CYCLE	6	/* 12 ms body cycle, 2 ms model step */
 #define SETTLE_S	1.5	/* held in the start pose, at creation */
 #define GRAVITY		9.81
 
@@ -85,6 +84,7 @@ struct sim_physics {
 	double hold_at[3];
 	float worst_given, worst_asked;
 	int worst_given_joint, worst_asked_joint;	/* LoLA's, -1: none yet */
+	double behind;		/* the time the model has still to run, s */
 };
 
 static void drive(struct sim_physics *p, const float target[NJ], const float stiffness[NJ])
@@ -151,14 +151,21 @@ static void step(struct sim_physics *p, const float target[NJ], const float stif
 	mj->mj_step(p->m, p->d);
 }
 
-void sim_physics_cycle(struct sim_physics *p, const float target[NJ],
+/*
+ * The model runs the time that passed, not one cycle's 12 ms a call: the
+ * motions move their targets by the frames' clock, so a cycle that comes
+ * late (a loaded machine) must not leave the model behind its targets,
+ * asking its motors for torques a real body on time would never need.
+ */
+void sim_physics_cycle(struct sim_physics *p, float seconds, const float target[NJ],
 		       const float stiffness[NJ])
 {
+	double dt = p->m->opt.timestep;
 	float t[NJ];
 
 	for (int j = 0; j < NJ; j++)
 		t[j] = joint_clamp(j, target[j]);
-	for (int i = 0; i < STEPS_PER_CYCLE; i++)
+	for (p->behind += seconds; p->behind >= dt / 2; p->behind -= dt)
 		step(p, t, stiffness);
 }
 

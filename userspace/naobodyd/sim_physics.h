@@ -39,10 +39,12 @@ struct sim_physics *sim_physics_create(const char *path, const float pose[NAOBOD
 void sim_physics_destroy(struct sim_physics *p);
 
 /*
- * One body cycle (12 ms, six 2 ms steps) with these position targets and
- * stiffnesses (0..1; 0: limp, the motor gives no torque).
+ * Run the model for seconds (a body cycle's time since the last: 12 ms, six
+ * 2 ms steps, when on time) with these position targets and stiffnesses
+ * (0..1; 0: limp, the motor gives no torque).
  */
-void sim_physics_cycle(struct sim_physics *p, const float target[NAOBODY_JOINTS],
+void sim_physics_cycle(struct sim_physics *p, float seconds,
+		       const float target[NAOBODY_JOINTS],
 		       const float stiffness[NAOBODY_JOINTS]);
 void sim_physics_sense(struct sim_physics *p, struct sim_physics_sense *out);
 

@@ -22,7 +22,8 @@ void sim_physics_destroy(struct sim_physics *p)
 {
 }
 
-void sim_physics_cycle(struct sim_physics *p, const float target[NAOBODY_JOINTS],
+void sim_physics_cycle(struct sim_physics *p, float seconds,
+		       const float target[NAOBODY_JOINTS],
 		       const float stiffness[NAOBODY_JOINTS])
 {
 }
