@@ -775,12 +775,22 @@ class EmuBody:
         return bool(states) and all(s == "accepted" for s in states)
 
     def last_frame(self):
-        """The newest recorded frame that carried the joints' targets."""
-        n = self.emu.frame_count()
-        for f in reversed(self.emu.frames(max(0, n - 8), 8)):
-            if f["targets"]:
-                return f
-        raise TestFailure("no frame with targets among the last 8")
+        """The newest recorded frame that carried the joints' targets.
+
+        A board that misses answers (the emulator, late on a slow tier's
+        loaded TCG) is dropped and shaken hands with again, and gets no
+        targets meanwhile: the debug tier once saw no targets in the last 8
+        frames, twice in a row. Wait for them, a bounded while."""
+        end = time.monotonic() + 3 * (1 + LATE)
+        while True:
+            n = self.emu.frame_count()
+            for f in reversed(self.emu.frames(max(0, n - 8), 8)):
+                if f["targets"]:
+                    return f
+            if time.monotonic() > end:
+                raise TestFailure(f"no frame with targets among the last 8, "
+                                  f"for {3 * (1 + LATE)} s")
+            time.sleep(0.05)
 
     def frames_since(self, t_ns, timeout=2.0, until=None):
         """Frames that arrived after CLOCK_MONOTONIC t_ns, waiting up to
