@@ -17,6 +17,7 @@
 #include "kselftest_harness.h"
 
 #include "../../userspace/naobodyd/joints.h"
+#include "../../userspace/naobodyd/poses.h"
 
 /*
  * The sum of the per-solid masses of Aldebaran's NAO V6 masses table
@@ -56,18 +57,8 @@ static mjModel *load(char *err, int errlen)
 	return mj_loadXML(path, NULL, err, errlen);
 }
 
-/* The daemon's Stand (motion.c, POSE_STAND), LoLA's order. */
-static const float stand[NAOBODY_JOINTS] = {
-	[NAOBODY_L_SHOULDER_PITCH] = 1.55f, [NAOBODY_L_SHOULDER_ROLL] = 0.15f,
-	[NAOBODY_L_ELBOW_YAW] = -1.20f, [NAOBODY_L_ELBOW_ROLL] = -0.45f,
-	[NAOBODY_L_HIP_PITCH] = -0.42f, [NAOBODY_L_KNEE_PITCH] = 0.92f,
-	[NAOBODY_L_ANKLE_PITCH] = -0.50f,
-	[NAOBODY_R_HIP_PITCH] = -0.42f, [NAOBODY_R_KNEE_PITCH] = 0.92f,
-	[NAOBODY_R_ANKLE_PITCH] = -0.50f,
-	[NAOBODY_R_SHOULDER_PITCH] = 1.55f, [NAOBODY_R_SHOULDER_ROLL] = -0.15f,
-	[NAOBODY_R_ELBOW_YAW] = 1.20f, [NAOBODY_R_ELBOW_ROLL] = 0.45f,
-	[NAOBODY_L_HAND] = 0.2f, [NAOBODY_R_HAND] = 0.2f,
-};
+/* The daemon's Stand (poses.c), LoLA's order. */
+static const float *const stand = motion_poses[POSE_STAND];
 
 static int joint_qpos(const mjModel *m, const char *name)
 {

@@ -6,5 +6,5 @@
 # page; joints.c gives it the project's joint names and ranges.
 UNIT_TESTS += sim_model_test
 sim_model_test_SRCS := $(srctree)/selftests/sim/model_test.c \
-	$(srctree)/userspace/naobodyd/joints.c
+	$(srctree)/userspace/naobodyd/joints.c $(srctree)/userspace/naobodyd/poses.c
 sim_model_test_LDLIBS := -lmujoco -lm

@@ -24,6 +24,7 @@
 #include "joints.h"
 #include "log.h"
 #include "motion.h"
+#include "poses.h"
 
 #define NJ NAOBODY_JOINTS
 #define MS(x) ((uint64_t)(x) * 1000000ULL)
@@ -33,7 +34,6 @@ enum phase {
 	PH_GETUP_SIT, PH_GETUP_WAIT,
 };
 
-enum pose { POSE_STAND, POSE_SIT, POSE_ARMS_UP, POSE_SQUAT, POSE_CURRENT };
 
 static const char *const pose_name[] = {
 	[POSE_STAND] = "Stand", [POSE_SIT] = "SitDown", [POSE_ARMS_UP] = "ArmsUp",
@@ -46,30 +46,6 @@ const char *const primary_state_name[] = {
 	[PRIMARY_INITIAL] = "Initial",
 	[PRIMARY_PLAYING] = "Playing",
 	[PRIMARY_FINISHED] = "Finished",
-};
-
-/*
- * Poses, LoLA's order. Legs bent a little when standing; the sit pose is
- * the crouch the NAO rests in; knees past FALL_SIT_KNEE mean sitting.
- */
-#define ARMS_DOWN 1.55f, 0.15f, -1.20f, -0.45f, 0.0f
-#define R_ARMS_DOWN 1.55f, -0.15f, 1.20f, 0.45f, 0.0f
-#define LEGS_STAND 0.0f, 0.0f, -0.42f, 0.92f, -0.50f, 0.0f
-#define R_LEGS_STAND 0.0f, -0.42f, 0.92f, -0.50f, 0.0f
-static const float poses[4][NJ] = {
-	[POSE_STAND] = { 0.0f, 0.0f, ARMS_DOWN, LEGS_STAND, R_LEGS_STAND,
-			 R_ARMS_DOWN, 0.2f, 0.2f },
-	[POSE_SIT] = { 0.0f, 0.0f, 1.45f, 0.10f, -1.00f, -0.60f, 0.0f,
-		       0.0f, 0.0f, -0.86f, 2.10f, -1.18f, 0.0f,
-		       0.0f, -0.86f, 2.10f, -1.18f, 0.0f,
-		       1.45f, -0.10f, 1.00f, 0.60f, 0.0f, 0.0f, 0.0f },
-	[POSE_ARMS_UP] = { 0.0f, 0.0f, -1.50f, 0.10f, -1.40f, -0.05f, 0.0f,
-			   LEGS_STAND, R_LEGS_STAND,
-			   -1.50f, -0.10f, 1.40f, 0.05f, 0.0f, 0.8f, 0.8f },
-	[POSE_SQUAT] = { 0.0f, 0.0f, 0.30f, 0.10f, -1.20f, -0.10f, 0.0f,
-			 0.0f, 0.0f, -0.85f, 1.50f, -0.75f, 0.0f,
-			 0.0f, -0.85f, 1.50f, -0.75f, 0.0f,
-			 0.30f, -0.10f, 1.20f, 0.10f, 0.0f, 0.2f, 0.2f },
 };
 
 /* Stiffness while stiff: legs carry the body; head, arms, hands less. */
@@ -208,7 +184,7 @@ static void set_phase(struct motion *m, enum phase p)
 
 static const float *pose_of(const struct motion *m, enum pose p)
 {
-	return p == POSE_CURRENT ? m->hold : poses[p];
+	return p == POSE_CURRENT ? m->hold : motion_poses[p];
 }
 
 static enum pose req_pose(const struct motion_req *r)
@@ -650,7 +626,7 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		}
 		break;
 	case PH_GETUP_WAIT:
-		memcpy(m->pos, poses[POSE_SIT], sizeof(m->pos));
+		memcpy(m->pos, motion_poses[POSE_SIT], sizeof(m->pos));
 		memcpy(m->stiff, stiff_on, sizeof(m->stiff));
 		if (fall_tilt(s) < FALL_TILT_UPRIGHT) {
 			log_info("motion: up again");
