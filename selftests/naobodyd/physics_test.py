@@ -18,7 +18,8 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import (LATE, SRCTREE, Client, Daemon, Lola, Tap, binary, check,  # noqa: E402
+from api_test import ready  # noqa: E402
+from nbtest import (LATE, SRCTREE, Daemon, Lola, Tap, binary, check,  # noqa: E402
                     note, wait_for)
 
 tap = Tap()
@@ -60,16 +61,9 @@ def check_torque(p, when, limit=1.0):
           f"{p['torque_asked']:.3f} of its maximum torque (limit {limit})")
 
 
-def ready(d):
-    c = Client(d)
-    c.hello("physics_test")
-    c.send({"Subscribe": {"state": True, "cameras": [], "camera_fps": 0.0,
-                          "microphone": False}})
-    return c
-
-
+# Its own awake(), not api_test's: the physical stand-up is given 5 s.
 def awake(d):
-    c = ready(d)
+    c = ready(d, "physics_test")
     c.send({"Power": "Wake"})
     c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
             and s["fall_state"] == "Upright", 5 + LATE, "standing after Wake")
