@@ -14,10 +14,16 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 insmod /lib/modules/virtio_mmio.ko
 insmod /lib/modules/virtio_console.ko
-for _ in $(seq 100); do [ -e /dev/hvc0 ] && break; sleep 0.1; done
+# The console is the virtio port, which comes with the modules just loaded.
+# On a busy host under TCG that can take seconds; wait for it well within
+# the host's limit. Without it there is nowhere to report to: power off
+# rather than let init exit (a panic, and an empty log on the host, which
+# says so). A failed redirection would end this shell, so it is tested.
+for _ in $(seq 600); do [ -e /dev/hvc0 ] && break; sleep 0.1; done
+[ -e /dev/hvc0 ] || poweroff -f
 exec >/dev/hvc0 2>&1
 robot=$(sed -n 's/.*nr\.robot=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
-echo "# guest: $(uname -r) $(uname -m), robot $robot"
+echo "# guest: $(uname -r) $(uname -m), robot $robot, console up at $(cut -d' ' -f1 /proc/uptime) s"
 
 check() {
 	desc=$1

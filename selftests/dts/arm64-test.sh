@@ -125,8 +125,13 @@ for robot in $robots; do
 	if [[ $qrc -eq 124 ]]; then
 		echo "RESULT fail arm64/$robot: the VM did not finish within $NBARM64_TIMEOUT s (log: ${w#"$srctree"/}/console.log)"
 		rc=1
+	elif [[ ! -s $w/console.log ]]; then
+		echo "RESULT fail arm64/$robot: the guest printed nothing: its console (virtio, hvc0) did not come up within 60 s, or the kernel stopped before init (QEMU: $(tail -n 3 "$w/qemu.log" | tr '\n' ' '))"
+		rc=1
 	elif ! grep -aq '^ARM64-DONE' "$w/console.log"; then
-		echo "RESULT fail arm64/$robot: the guest did not finish (QEMU: $(tail -n 3 "$w/qemu.log" | tr '\n' ' '))"
+		# The guest's last line goes in the RESULT line itself: a summary
+		# that shows only RESULT lines still says where it stopped.
+		echo "RESULT fail arm64/$robot: the guest did not finish; its last line: $(grep -av '^$' "$w/console.log" | tail -n 1 | cut -c1-200) (QEMU: $(tail -n 3 "$w/qemu.log" | tr '\n' ' '))"
 		tail -n 30 "$w/console.log" | sed 's/^/  | /'
 		rc=1
 	elif [[ $got -ne $want ]]; then
