@@ -640,6 +640,7 @@ class EmuBody:
         self.emu = Emu(socket_path)
         self.body_id = os.environ.get("NBTEST_BODY_ID")
         self.saved = {}
+        self._all_boards = None
         self.start_pose = [self.emu.get("joint_position", j) for j in range(Emu.JOINTS)]
         self.prefs = self._prefs()
         self.body_version = self.prefs["Body/Version"]
@@ -774,21 +775,35 @@ class EmuBody:
             return False
         return bool(states) and all(s == "accepted" for s in states)
 
+    def all_boards(self):
+        """The mask of every board of the driver's table (board<N>/ in sysfs;
+        the emulator plays them all); bit N of a frame's "targets"."""
+        if self._all_boards is None:
+            n = sum(1 for b in os.listdir(self.SYSFS) if b.startswith("board"))
+            check(n > 0, f"no board<N>/ in {self.SYSFS}")
+            self._all_boards = (1 << n) - 1
+        return self._all_boards
+
     def last_frame(self):
-        """The newest recorded frame that carried the joints' targets.
+        """The newest recorded frame that carried every board's targets and
+        LEDs: what the whole body was last told.
 
         A board that misses answers (the emulator, late on a slow tier's
         loaded TCG) is dropped and shaken hands with again, and gets no
-        targets meanwhile: the debug tier once saw no targets in the last 8
-        frames, twice in a row. Wait for them, a bounded while."""
+        targets meanwhile; a frame without it says nothing of its joints or
+        LEDs (they read 0 in the record: a foot's LEDs "off", a joint
+        "limp"). The debug tier has seen such frames, and no frame with
+        targets at all among the last 8, twice in a row. Wait for a whole
+        one, a bounded while."""
+        want = self.all_boards()
         end = time.monotonic() + 3 * (1 + LATE)
         while True:
             n = self.emu.frame_count()
             for f in reversed(self.emu.frames(max(0, n - 8), 8)):
-                if f["targets"]:
+                if f["targets"] & want == want:
                     return f
             if time.monotonic() > end:
-                raise TestFailure(f"no frame with targets among the last 8, "
+                raise TestFailure(f"no frame with every board's targets among the last 8, "
                                   f"for {3 * (1 + LATE)} s")
             time.sleep(0.05)
 
