@@ -65,8 +65,18 @@ $(O)/obj/userspace/naobodyd/sim_physics_dl.o $(O)/san/userspace/naobodyd/sim_phy
 $(O)/obj/userspace/naobodyd/sim_physics_dl.o $(O)/san/userspace/naobodyd/sim_physics_dl.o: \
 	$(NAOBODYD_WWW_STAMP)
 # dlopen() is libc's from glibc 2.34; older ones (and some libcs) need -ldl.
-naobodyd_LDLIBS += $(shell echo 'char dlopen(void); int main(void) { return dlopen(); }' | \
+NAOBODYD_DL_LDLIBS := $(shell echo 'char dlopen(void); int main(void) { return dlopen(); }' | \
 	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+naobodyd_LDLIBS += $(NAOBODYD_DL_LDLIBS)
+# make bench: the physics' CPU per body cycle, as a ratio to real time,
+# through the daemon's own calls (selftests/sim/physics_bench.c). Here, not
+# in selftests/sim/sim.mk, because it needs MuJoCo found as above.
+PROGRAMS += nb-physics-bench
+nb-physics-bench_SRCS := $(srctree)/selftests/sim/physics_bench.c \
+	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c poses.c)
+nb-physics-bench_LIBS := nbdcodec
+nb-physics-bench_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+BENCHES += $(O)/bin/nb-physics-bench
 else
 naobodyd_SRCS += $(srctree)/userspace/naobodyd/sim_physics_none.c
 endif
