@@ -28,6 +28,7 @@ import nbtest  # noqa: E402
 from nbtest import Client, Daemon, Tap, TestFailure, check, note, wait_for  # noqa: E402
 
 RATE = 48000            # the loopback's side, both ways
+PERIOD_MS = 20          # the speaker's period (head_audio.c, PERIOD_US)
 API_RATE = 16000
 SCALE = float(os.environ.get("NBVM_TIME_SCALE", "1"))
 CARD = "Loopback"
@@ -74,6 +75,32 @@ class Recorder:
     def since(self, t0):
         with self.lock:
             return [(t, b) for t, b in self.blocks if t >= t0]
+
+    def last_loud_time(self, level=300, around=1.0):
+        """CLOCK_MONOTONIC when the last loud sample recorded was captured,
+        on the capture's own sample clock, not its arrival: the loopback's
+        capture side runs on time, so sample k of a stretch without gaps
+        was captured at its start plus k / RATE. That start is the earliest
+        any block of the stretch could have been captured: the least of
+        (arrival - its end's sample time) over the blocks within around
+        seconds of the sample (a block never arrives before it is
+        captured). None if nothing was loud."""
+        with self.lock:
+            blocks = list(self.blocks)
+        ends, n = [], 0
+        for _, b in blocks:
+            n += len(b.samples)
+            ends.append(n)
+        last = next((i for i in range(len(blocks) - 1, -1, -1) if blocks[i][1].peak > level),
+                    None)
+        if last is None:
+            return None
+        samples = blocks[last][1].samples
+        k = max(i for i in range(len(samples)) if abs(samples[i]) > level)
+        at = ends[last] - len(samples) + k
+        near = [i for i in range(len(blocks)) if abs(ends[i] - at) <= around * RATE]
+        start = min(blocks[i][0] - ends[i] / RATE for i in near)
+        return start + at / RATE
 
     def close(self):
         self.proc.terminate()
@@ -247,7 +274,7 @@ def tone_comes_back():
 
 @tap.test
 def speaker_clear_stops():
-    """SpeakerClear: a 5 s tone stops within a few periods, queued audio dropped"""
+    """SpeakerClear: a 5 s tone stops within one period, queued audio dropped"""
     d = daemon()
     c = client(d)
     rec = Recorder()
@@ -266,14 +293,18 @@ def speaker_clear_stops():
         # clear makes it longer.
         freq, amp, secs = measure(joined(rec.since(t0)), RATE)
         over = secs - (t_clear - t0)
-        heard = next(t for t, b in rec.since(t0) if loud(b))
+        # When the tone stopped, on the capture's clock, after the clear
+        # was sent: the client's send, the daemon, the playback thread's
+        # wake-up and snd_pcm_drop() (what was in the 200 ms buffer went).
+        stop = rec.last_loud_time() - t_clear
         note(f"SpeakerClear: {secs:.3f} s of the 5 s tone came out, cleared "
-             f"{t_clear - t0:.3f} s after sending it ({over * 1000:+.0f} ms) and "
-             f"{t_clear - heard:.3f} s after arecord first had it "
-             f"({(secs - (t_clear - heard)) * 1000:+.0f} ms; the device's period is 20 ms, "
-             "its 200 ms buffer rewound)")
+             f"{t_clear - t0:.3f} s after sending it ({over * 1000:+.0f} ms); the tone stopped "
+             f"{stop * 1000:.1f} ms after the clear was sent (capture clock; the device's "
+             f"period is {PERIOD_MS} ms, its buffer 200 ms)")
         check(abs(freq - 500) < 5, f"the tone came back at {freq:.1f} Hz")
         check(over < 0.1, f"{over * 1000:.0f} ms more of the tone than was sent before the clear")
+        check(stop < PERIOD_MS / 1000 * SCALE,
+              f"the tone went on {stop * 1000:.1f} ms after SpeakerClear, over one period")
         check(t_clear - t0 < 4.0, "cleared after the 5 s tone would have ended: proves nothing")
     finally:
         rec.close()

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -30,7 +31,9 @@
 /*
  * The speaker's period and buffer, asked. A long buffer rides out a thread
  * that is not scheduled for a while (a loaded robot, the test VM) and costs
- * SpeakerClear nothing: it rewinds what the device has not played.
+ * SpeakerClear nothing: the playback thread waits for room in poll() on the
+ * PCM and an eventfd the clear writes, so it hears of the clear at once,
+ * and drops what the device holds (snd_pcm_drop(): it stops at once).
  */
 #define PERIOD_US	20000
 #define BUFFER_US	200000
@@ -57,6 +60,7 @@ struct head_audio {
 	int16_t *q;
 	size_t q_head, q_len;
 	uint64_t clear_gen;		/* SpeakerClear's, seen by the playback thread */
+	int spk_efd;			/* written by SpeakerClear and quit: wakes it */
 	atomic_bool have_speaker, have_mics, speaking;
 
 	/* The playback thread's. */
@@ -110,7 +114,7 @@ static void alsa_error(const char *file, int line, const char *function, int err
 static int pcm_open(snd_pcm_t **out, const char *name, snd_pcm_stream_t dir,
 		    unsigned int *rate, unsigned int *ch, unsigned int period_us,
 		    unsigned int buffer_us, snd_pcm_uframes_t *period,
-		    snd_pcm_uframes_t *buffer, bool quiet)
+		    snd_pcm_uframes_t *buffer, int mode, bool quiet)
 {
 	const char *what = dir == SND_PCM_STREAM_PLAYBACK ? "speaker" : "microphones";
 	snd_pcm_hw_params_t *hw;
@@ -118,7 +122,7 @@ static int pcm_open(snd_pcm_t **out, const char *name, snd_pcm_stream_t dir,
 	snd_pcm_t *p;
 	int err, dirn = 0;
 
-	err = snd_pcm_open(&p, name, dir, 0);
+	err = snd_pcm_open(&p, name, dir, mode);
 	if (err < 0) {
 		if (!quiet)
 			log_warn("audio: no %s: cannot open ALSA device %s: %s", what, name,
@@ -171,7 +175,8 @@ static int speaker_open(struct head_audio *a, bool quiet)
 	a->spk_rate = a->cfg.speaker_rate;
 	a->spk_ch = a->cfg.speaker_channels;
 	err = pcm_open(&a->spk, a->cfg.speaker, SND_PCM_STREAM_PLAYBACK, &a->spk_rate,
-		       &a->spk_ch, PERIOD_US, BUFFER_US, &a->spk_period, &buffer, quiet);
+		       &a->spk_ch, PERIOD_US, BUFFER_US, &a->spk_period, &buffer,
+		       SND_PCM_NONBLOCK, quiet);
 	if (err)
 		return err;
 	a->spk_buffer = buffer;
@@ -207,7 +212,7 @@ static int mics_open(struct head_audio *a, bool quiet)
 	a->mic_rate = a->cfg.mic_rate;
 	a->mic_ch = a->cfg.mic_channels;
 	err = pcm_open(&a->mic, a->cfg.mics, SND_PCM_STREAM_CAPTURE, &a->mic_rate, &a->mic_ch,
-		       CAPTURE_US, 0, &a->mic_period, &buffer, quiet);
+		       CAPTURE_US, 0, &a->mic_period, &buffer, 0, quiet);
 	if (err)
 		return err;
 	if (a->mic_rate != HEAD_AUDIO_RATE) {
@@ -255,6 +260,55 @@ static bool quitting(struct head_audio *a)
 	q = a->quit;
 	pthread_mutex_unlock(&a->lock);
 	return q;
+}
+
+/* A SpeakerClear the playback thread has not acted on (gen: its own), or quit. */
+static bool clear_or_quit(struct head_audio *a, uint64_t gen)
+{
+	bool yes;
+
+	pthread_mutex_lock(&a->lock);
+	yes = a->quit || a->clear_gen != gen;
+	pthread_mutex_unlock(&a->lock);
+	return yes;
+}
+
+static void speaker_wake(struct head_audio *a)
+{
+	uint64_t one = 1;
+
+	if (a->spk_efd >= 0 && write(a->spk_efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_debug("audio: speaker eventfd: %s", strerror(errno));
+}
+
+/*
+ * Wait until the speaker has room or a SpeakerClear or quit came (true).
+ * The eventfd is only a wake-up: what counts is clear_or_quit(), so one
+ * left over from a clear already acted on costs a look, not audio.
+ */
+static bool speaker_wait(struct head_audio *a, uint64_t gen)
+{
+	struct pollfd fds[8];
+	int n = snd_pcm_poll_descriptors(a->spk, fds, sizeof(fds) / sizeof(fds[0]) - 1);
+	unsigned short revents = 0;
+	uint64_t v;
+
+	if (n < 0)
+		n = 0;
+	fds[n] = (struct pollfd){ .fd = a->spk_efd, .events = POLLIN };
+	/* Bounded: a device that never says "room" is written to again. */
+	if (poll(fds, (nfds_t)n + 1, (int)(2 * BUFFER_US / 1000)) > 0) {
+		if (fds[n].revents & POLLIN) {
+			if (read(a->spk_efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				log_debug("audio: speaker eventfd: %s", strerror(errno));
+			if (clear_or_quit(a, gen))
+				return true;
+		}
+		/* Plugins (ioplug, a sound server's) settle their state here. */
+		if (n)
+			snd_pcm_poll_descriptors_revents(a->spk, fds, (unsigned int)n, &revents);
+	}
+	return false;
 }
 
 /* Resample n mono floats through src (NULL: a copy); how many came out. */
@@ -328,9 +382,12 @@ static size_t take_queued(struct head_audio *a, int16_t *out, size_t max, uint64
 /*
  * Write frames; an underrun is recovered and what is left fades in from
  * silence (the device's last sample was cut off: starting again at full
- * level would click twice). Negative: the device is gone.
+ * level would click twice). Negative: the device is gone; 1: a SpeakerClear
+ * or quit came while it waited for room (what is left was queued before
+ * the clear: it is not written).
  */
-static int write_frames(struct head_audio *a, int16_t *f, size_t frames, unsigned int *fade)
+static int write_frames(struct head_audio *a, int16_t *f, size_t frames, unsigned int *fade,
+			uint64_t gen)
 {
 	unsigned int ch = a->spk_ch, fade_len = a->spk_rate * FADE_MS / 1000;
 
@@ -344,8 +401,11 @@ static int write_frames(struct head_audio *a, int16_t *f, size_t frames, unsigne
 				f[i * ch + c] = (int16_t)((float)f[i * ch + c] * g);
 		}
 		w = snd_pcm_writei(a->spk, f, frames);
-		if (w == -EAGAIN)
+		if (w == -EAGAIN) {
+			if (speaker_wait(a, gen))
+				return 1;
 			continue;
+		}
 		if (w < 0) {
 			int err = snd_pcm_recover(a->spk, (int)w, 1);
 
@@ -387,13 +447,19 @@ static int play_until_idle(struct head_audio *a, uint64_t *gen)
 		size_t n = take_queued(a, in, PLAY_IN, gen, &cleared), made;
 
 		if (cleared) {
-			snd_pcm_sframes_t back = snd_pcm_rewindable(a->spk);
-
-			/* What the device holds and has not played goes too. */
-			if (back > 0)
-				snd_pcm_rewind(a->spk, (snd_pcm_uframes_t)back);
+			/*
+			 * What the device holds and has not played goes too, at
+			 * once: drop stops the stream where it is (a rewind
+			 * keeps what the hardware is already fetching). Playing
+			 * again needs a prepare; the next write starts it.
+			 */
+			snd_pcm_drop(a->spk);
+			err = snd_pcm_prepare(a->spk);
+			if (err)
+				break;
 			if (a->spk_src)
 				src_reset(a->spk_src);
+			fade = 0;
 		}
 		if (n) {
 			atomic_store(&a->speaking, true);
@@ -410,7 +476,11 @@ static int play_until_idle(struct head_audio *a, uint64_t *gen)
 			for (unsigned int c = 0; c < a->spk_ch; c++)
 				frames[i * a->spk_ch + c] = s;
 		}
-		err = write_frames(a, frames, made, &fade);
+		err = write_frames(a, frames, made, &fade, *gen);
+		if (err == 1) {
+			err = 0;	/* the clear or quit: the loop's next look */
+			continue;
+		}
 		if (!n) {
 			silent += made;
 			/* A buffer and a period of silence: everything real has played. */
@@ -759,6 +829,7 @@ void head_audio_speaker_clear(struct head_audio *a)
 	a->q_len = 0;
 	a->clear_gen++;
 	pthread_mutex_unlock(&a->lock);
+	speaker_wake(a);
 }
 
 void head_audio_mic_want(struct head_audio *a, bool on)
@@ -825,6 +896,7 @@ struct head_audio *head_audio_create(const struct head_audio_config *cfg)
 		goto nomem;
 	a->cfg = *cfg;
 	a->mic_efd = -1;
+	a->spk_efd = -1;
 	a->q = malloc(HEAD_AUDIO_QUEUE * sizeof(*a->q));
 	a->chunks = calloc(HEAD_AUDIO_CHUNKS, sizeof(*a->chunks));
 	if (!a->q || !a->chunks)
@@ -837,7 +909,8 @@ struct head_audio *head_audio_create(const struct head_audio_config *cfg)
 	pthread_condattr_destroy(&ca);
 	snd_lib_error_set_handler(alsa_error);
 	a->mic_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (a->mic_efd < 0) {
+	a->spk_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (a->mic_efd < 0 || a->spk_efd < 0) {
 		log_err("audio: eventfd: %s", strerror(errno));
 		head_audio_destroy(a);
 		return NULL;
@@ -887,6 +960,7 @@ void head_audio_destroy(struct head_audio *a)
 		a->quit = true;
 		pthread_cond_broadcast(&a->cond);
 		pthread_mutex_unlock(&a->lock);
+		speaker_wake(a);
 		if (a->play_started)
 			pthread_join(a->play_tid, NULL);
 		if (a->cap_started)
@@ -900,6 +974,8 @@ void head_audio_destroy(struct head_audio *a)
 	}
 	if (a->mic_efd >= 0)
 		close(a->mic_efd);
+	if (a->spk_efd >= 0)
+		close(a->spk_efd);
 	free(a->q);
 	free(a->chunks);
 	free(a);
