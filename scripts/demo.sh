@@ -3,11 +3,15 @@
 #
 # make demo: install what is needed, build, and boot the test VM in demo
 # mode (scripts/vm/demo.sh runs inside): the emulated chest board, the
-# driver, naobodyd and naoguard, the body live in this terminal.
+# driver, naobodyd and naoguard, the body live in this terminal. Then, on
+# this machine, the physical simulated body (scripts/demo_physics.py):
+# naobodyd on the MuJoCo model, standing, sitting, pushed over, stopped.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 srctree=$(cd "$here/.." && pwd)
 make -C "$srctree" --no-print-directory deps
 make -C "$srctree" --no-print-directory all vm-programs
 echo "Booting the demo VM (about a minute in all; Ctrl-C ends the demo, Ctrl-A X leaves QEMU)..."
-exec make -C "$srctree" --no-print-directory vm-demo
+make -C "$srctree" --no-print-directory vm-demo
+printf '\n\033[1;36m== 6. The physical body, on this machine: naobodyd on the MuJoCo model of the NAO V6\033[0m\n'
+exec /usr/bin/python3 "$srctree/scripts/demo_physics.py"
