@@ -411,7 +411,7 @@ demo:
 # Benchmarks: BENCHES run on the host; VM_BENCH_SUITES are VM suites (defined
 # like VM_SUITES) that run only here, in a VM boot of their own.
 bench: all unit-tests vm-programs rt-modules
-	$(Q)VM_BENCH_SUITES="$(VM_BENCH_SUITES)" RT_BENCH_SUITES=naobody_bench \
+	$(Q)VM_BENCH_SUITES="$(VM_BENCH_SUITES)" RT_BENCH_SUITES="naobody_bench head_load_bench" \
 		$(foreach v,KVER MODDIR KO_DIR,RT_$(v)="$(RT_$(v))") RT_KERNEL="$(RT_KERNEL)" \
 		$(srctree)/scripts/bench.sh \
 		$(foreach b,$(BENCHES),$(if $(filter /%,$(b)),$(b),$(O)/bin/$(b)))

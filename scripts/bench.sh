@@ -33,15 +33,17 @@ if [[ -n ${VM_BENCH_SUITES:-} ]]; then
 	grep -E '^# ' "$O/vm/bench/results.log" | grep -vE '^#\s+(RUN|OK|PASSED|Totals|Starting)' || true
 fi
 
-# The cycle benchmark again on the PREEMPT_RT kernel (the Makefile passes
-# RT_KVER, RT_MODDIR, RT_KO_DIR and RT_KERNEL: see its RT tier), then both
-# side by side. Both are TCG figures: comparable with each other only.
+# The cycle benchmark and the body loop with the head working again on the
+# PREEMPT_RT kernel (the Makefile passes RT_KVER, RT_MODDIR, RT_KO_DIR and
+# RT_KERNEL: see its RT tier), their figures, then the cycle's on both side
+# by side. All are TCG figures: comparable with each other only.
 if [[ -n ${RT_BENCH_SUITES:-} && -n ${RT_KVER:-} ]]; then
 	echo
 	echo "=== VM benchmarks on PREEMPT_RT ($RT_KVER): $RT_BENCH_SUITES"
 	KVER=$RT_KVER MODDIR=$RT_MODDIR KO_DIR=$RT_KO_DIR VM_SUITES="$RT_BENCH_SUITES" \
 		"$here/vm/run.sh" --test --name bench-rt --kernel "$RT_KERNEL" --timeout 1800 |
 		grep -v '^RESULT pass' || status=1
+	grep -E '^# ' "$O/vm/bench-rt/results.log" | grep -vE '^#\s+(RUN|OK|PASSED|Totals|Starting)' || true
 	/usr/bin/python3 - "$O/vm/bench/results.log" "$O/vm/bench-rt/results.log" \
 		"${KVER:-$("$here/kernel-release.sh")}" "$RT_KVER" <<'PY'
 import re, sys

@@ -2,8 +2,9 @@
 # make bench: the body loop with the head working (issue 14). In the VM, a
 # boot of its own: the simulated body's worst gap between writes, idle and
 # with both cameras (vivid) at 30 fps, the microphone and the speaker
-# (snd-aloop) streaming to and from one client. Stock tier only, as
-# head_camera and head_audio: the debug kernel has neither driver.
+# (snd-aloop) streaming to and from one client. On the stock kernel and
+# again on Debian's PREEMPT_RT one (scripts/bench.sh), which have both
+# drivers; not on the debug kernel, which has neither.
 VM_BENCH_SUITES += head_load_bench
 head_load_bench_VM_TIER := stock
 head_load_bench_VM_PROGS := head_load_bench.sh

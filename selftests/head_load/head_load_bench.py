@@ -5,7 +5,7 @@ working. One naobodyd --sim --priority 20 with both cameras (vivid, as
 head_camera's suite has them) and the audio devices (snd-aloop, as
 head_audio's suite has them) named. The simulated body counts the gaps
 between the daemon's writes (its control socket's "cycle"); this measures
-the worst one over two windows of the same length:
+the worst one in windows of the same length, of two kinds:
 
   idle    no client;
   loaded  one client subscribed to State, to both cameras at 30 fps and to
@@ -13,11 +13,16 @@ the worst one over two windows of the same length:
           (0.1 s ahead) and reading everything; the client runs at normal
           priority, as a network peer does.
 
-aplay feeds the microphones' side of the loopback through both windows, so
-only naobodyd's own work differs. The figures are "BENCH" lines (TAP
-diagnostics, as naobodyd_bench.py prints them); the one test fails only
-when it cannot measure (no Images, no Microphone chunks). Target: the
-loaded worst gap <= 1.5 periods (18 ms), as the other write_gap figures."""
+The kinds take turns, PAIRS of each (idle, loaded, idle, loaded...): under
+TCG the host's load comes and goes, and one window of each kind compares
+the host's moments as much as the daemon's. The worst gap of each kind is
+the worst of its windows; the ratio compares the medians of the windows'
+worst gaps, which one unlucky window does not move. aplay feeds the
+microphones' side of the loopback throughout, so only naobodyd's own work
+differs. The figures are "BENCH" lines (TAP diagnostics, as
+naobodyd_bench.py prints them); the one test fails only when it cannot
+measure (no Images, no Microphone chunks). Target: the loaded worst gap
+<= 1.5 periods (18 ms), as the other write_gap figures."""
 
 import os
 import sys
@@ -32,7 +37,8 @@ from isolation_test import PERIOD, cycle_stats  # noqa: E402
 from nbtest import Client, Daemon, Tap, check, note, wait_for  # noqa: E402
 
 SCALE = float(os.environ.get("NBVM_TIME_SCALE", "1"))
-WINDOW = 10.0           # s, each window (the simulated body's time is real time)
+WINDOW = 5.0            # s, each window (the simulated body's time is real time)
+PAIRS = 3               # windows of each kind, taking turns
 FPS = 30                # asked of the devices and in the Subscribe
 CHUNK = 0.1             # s of Speaker samples per message
 bench = Tap()
@@ -104,42 +110,73 @@ class HeadClient:
         return self.got["Top"] and self.got["Bottom"] and self.got["Microphone"]
 
 
+def loaded_window(d):
+    """One loaded window: a new client, everything flowing before the
+    window starts; (the counters, what the client got)."""
+    h = HeadClient(d)
+    try:
+        wait_for(lambda: h.run(time.monotonic() + 0.2) or h.streaming(), 30 * SCALE,
+                 "Images of both cameras and a Microphone chunk")
+        h.got = dict.fromkeys(h.got, 0)
+        h.speaker = 0
+        w = window(d, h.run)
+        check(h.streaming(), f"a camera or the microphone stopped in the window: {h.got}")
+        return w, dict(h.got, Speaker=h.speaker)
+    finally:
+        h.c.close()
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
 @bench.test
 def write_gap_with_the_head():
     """bench: the body loop's worst write gap, idle and with the head streaming"""
     feeder = head_audio_test.Feeder(440, 8000)
+    idle, loaded, got = [], [], []
     try:
         with daemon() as d:
-            idle = window(d)
-            h = HeadClient(d)
-            # Everything flowing before the window starts.
-            wait_for(lambda: h.run(time.monotonic() + 0.2) or h.streaming(), 30 * SCALE,
-                     "Images of both cameras and a Microphone chunk")
-            h.got = dict.fromkeys(h.got, 0)
-            h.speaker = 0
-            loaded = window(d, h.run)
-            check(h.streaming(), f"a camera or the microphone stopped in the window: {h.got}")
+            for _ in range(PAIRS):
+                idle.append(window(d))
+                w, g = loaded_window(d)
+                loaded.append(w)
+                got.append(g)
             check(d.alive(), "naobodyd exited")
-            h.c.close()
     finally:
         feeder.close()
     period = PERIOD * 1000
-    note(f"the VM's load average {os.getloadavg()[0]:.2f} (TCG: the host's load shows in both "
-         "windows)")
-    note(f"body loop, writes to the body over {WINDOW:.0f} s: idle | both cameras "
-         f"({camera_test.WIDTH}x{camera_test.HEIGHT} at {FPS} fps: {h.got['Top']} + "
-         f"{h.got['Bottom']} Images), {h.got['Microphone']} Microphone chunks, "
-         f"{h.speaker} Speaker messages of {CHUNK:.1f} s, {h.got['State']} States")
-    note(f"  worst gap between writes: {idle['worst_gap_us'] / 1000:.1f} ms | "
-         f"{loaded['worst_gap_us'] / 1000:.1f} ms (target <= 1.5 periods, {1.5 * period:.0f} ms)")
-    note(f"  writes later than 1.5 periods: {idle['late']} of {idle['writes']} | "
-         f"{loaded['late']} of {loaded['writes']} (target 0)")
+
+    def gaps(ws):
+        return [w["worst_gap_us"] / 1000 for w in ws]
+
+    def total(ws, k):
+        return sum(w[k] for w in ws)
+
+    note(f"the VM's load average {os.getloadavg()[0]:.2f} (TCG: the host's load shows in every "
+         "window)")
+    note(f"body loop, writes to the body in {PAIRS} windows of {WINDOW:.0f} s of each kind, "
+         f"taking turns: idle | both cameras ({camera_test.WIDTH}x{camera_test.HEIGHT} at "
+         f"{FPS} fps: {sum(g['Top'] for g in got)} + {sum(g['Bottom'] for g in got)} Images), "
+         f"{sum(g['Microphone'] for g in got)} Microphone chunks, "
+         f"{sum(g['Speaker'] for g in got)} Speaker messages of {CHUNK:.1f} s, "
+         f"{sum(g['State'] for g in got)} States")
+    note("  each window's worst gap between writes: "
+         + ", ".join(f"{g:.1f}" for g in gaps(idle)) + " ms | "
+         + ", ".join(f"{g:.1f}" for g in gaps(loaded)) + " ms")
+    note(f"  worst of all: {max(gaps(idle)):.1f} ms | {max(gaps(loaded)):.1f} ms "
+         f"(target <= 1.5 periods, {1.5 * period:.0f} ms); median of the windows: "
+         f"{median(gaps(idle)):.1f} ms | {median(gaps(loaded)):.1f} ms")
+    note(f"  writes later than 1.5 periods: {total(idle, 'late')} of {total(idle, 'writes')} | "
+         f"{total(loaded, 'late')} of {total(loaded, 'writes')} (target 0)")
     report = naobodyd_bench.report
-    report("head_write_gap_max_idle", idle["worst_gap_us"] / 1000, "ms", "<=18")
-    report("head_write_gap_max_loaded", loaded["worst_gap_us"] / 1000, "ms", "<=18")
-    report("head_write_gap_ratio", loaded["worst_gap_us"] / max(1, idle["worst_gap_us"]), "x",
-           "1 (unchanged from idle)")
-    report("head_late_writes_loaded", loaded["late"], "writes", "0", "{:d}")
+    report("head_write_gap_max_idle", max(gaps(idle)), "ms", "<=18")
+    report("head_write_gap_max_loaded", max(gaps(loaded)), "ms", "<=18")
+    report("head_write_gap_ratio", median(gaps(loaded)) / max(0.001, median(gaps(idle))), "x",
+           "1 (unchanged from idle; medians of the windows' worst)")
+    report("head_late_writes_loaded", total(loaded, "late"), "writes", "0", "{:d}")
 
 
 if __name__ == "__main__":
