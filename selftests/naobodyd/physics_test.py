@@ -235,6 +235,56 @@ def sit_down_within_torque():
              f"torque {p['torque_asked']:.3f} of the maximum ({p['torque_asked_joint']})")
 
 
+# The keyframes from Stand, and where the torso ends: ArmsUp moves only the
+# arms, Squat bends the legs deep (poses.c). A keyframe takes at most 3 s
+# (motion.c, MOVE_MAX_NS); the robot is watched 1 s more, holding it.
+POSE_HEIGHTS = {"ArmsUp": STAND_HEIGHT, "Squat": (0.18, 0.28)}
+# Squat's legs (hips -0.85, knees 1.50, ankles -0.75 rad) lean the torso
+# 0.10 rad forward over flat feet by design; Stand's and ArmsUp's none.
+POSE_LEAN = {"Squat": 0.10}
+POSE_WATCH = 4.0	# s
+
+
+@tap.test
+def arms_up_and_squat_within_torque():
+    """ArmsUp, Squat and back to Stand: upright throughout, no motor asked for more than its maximum"""
+    with physical() as d:
+        c = awake(d)
+        c.heartbeat_for(0.5)
+        figures, before = [], "Stand"
+        for motion in ("ArmsUp", "Stand", "Squat", "Stand"):
+            d.control("physics reset")
+            c.send({"Motion": motion if motion != "Stand" else {"Stand": {"head": "Center"}}})
+            seen, heights, tilts = [], [], []
+            end = time.monotonic() + POSE_WATCH * (1 + LATE)
+            while time.monotonic() < end:
+                got = c.heartbeat_for(0.1)
+                seen += got
+                tilts += [tilt(s) for s in states(got)]
+                heights.append(physics(d)["torso_height"])
+            p = physics(d)
+            last = states(seen)[-1]
+            check(last["motion"] == motion, f"{motion}: State's motion {last['motion']}")
+            check(not falls(seen), f"{motion}: fall events {falls(seen)}")
+            check(all(s["fall_state"] == "Upright" for s in states(seen)),
+                  f"{motion}: not upright throughout")
+            # Between two poses the lean goes from one's to the other's.
+            lean = max(POSE_LEAN.get(motion, 0.0), POSE_LEAN.get(before, 0.0))
+            check(max(tilts) < lean + STAND_TILT,
+                  f"{motion}: IMU tilt up to {max(tilts):.3f} rad (the poses' lean {lean})")
+            before = motion
+            low, high = POSE_HEIGHTS.get(motion, STAND_HEIGHT)
+            check(low <= heights[-1] <= high,
+                  f"{motion}: the torso ends at {heights[-1]:.3f} m, not in ({low}, {high})")
+            check(p["torque_given"] <= 1.0, f"{motion}: torque {p['torque_given']:.3f}")
+            check_torque(p, motion)
+            figures.append(f"{motion}: torso ends {heights[-1]:.3f} m, tilt at most "
+                           f"{max(tilts):.3f} rad, {tilts[-1]:.3f} at the end, worst torque "
+                           f"{p['torque_asked']:.3f} "
+                           f"({p['torque_asked_joint']})")
+        note("; ".join(figures))
+
+
 @tap.test
 def feet_carry_the_weight():
     """FSRs: standing they weigh the model's mass (State and LoLA); lifted, nothing"""
