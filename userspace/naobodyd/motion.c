@@ -57,6 +57,12 @@ static const float stiff_on[NJ] = {
 
 #define STIFF_FALLING	0.2f	/* soft joints while falling */
 #define MOVE_SPEED	1.5f	/* rad/s, the fastest joint of a keyframe */
+/*
+ * rad/s, a knee straightening: it lifts the whole body. At MOVE_SPEED the
+ * physical model's knees ask for 0.96 to 1.07 of their maximum torque
+ * standing up from the crouch; at half of it, 0.73.
+ */
+#define RISE_SPEED	0.75f
 #define MOVE_MIN_NS	MS(600)
 #define MOVE_MAX_NS	MS(3000)
 #define STIFFEN_NS	MS(500)
@@ -234,12 +240,16 @@ static bool segment_step(struct motion *m)
 static void start_move(struct motion *m, enum pose p, enum phase after)
 {
 	const float *to = pose_of(m, p);
-	float far = 0.0f;
+	float secs = 0.0f;
 	uint64_t dur;
 
-	for (int j = 0; j < NJ; j++)
-		far = fmaxf(far, fabsf(to[j] - m->pos[j]));
-	dur = (uint64_t)(far / MOVE_SPEED * 1e9f);
+	for (int j = 0; j < NJ; j++) {
+		bool rising = (j == NAOBODY_L_KNEE_PITCH || j == NAOBODY_R_KNEE_PITCH) &&
+			      to[j] < m->pos[j];
+
+		secs = fmaxf(secs, fabsf(to[j] - m->pos[j]) / (rising ? RISE_SPEED : MOVE_SPEED));
+	}
+	dur = (uint64_t)(secs * 1e9f);
 	dur = dur < MOVE_MIN_NS ? MOVE_MIN_NS : dur > MOVE_MAX_NS ? MOVE_MAX_NS : dur;
 	segment(m, to, stiff_on, dur);
 	m->goal = p;
