@@ -24,7 +24,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 SRCTREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(SRCTREE, "selftests", "naobodyd"))
-from nbtest import Client, Daemon, TestFailure  # noqa: E402
+from api_test import ready  # noqa: E402
+from nbtest import Daemon, TestFailure  # noqa: E402
 
 MODEL = os.path.join(SRCTREE, "userspace", "sim", "nao6", "nao6.xml")
 BAR = 30        # characters for 0.40 m of torso height
@@ -43,13 +44,8 @@ def plan(step):
     ]
 
 
-def physics(d):
-    fields = dict(kv.split("=", 1) for kv in d.control("physics").split()[1:])
-    return fields
-
-
 def line(t, state, p):
-    h = float(p["torso_height"])
+    h = p["torso_height"]
     n = max(0, min(BAR, round(h / BAR_M * BAR)))
     roll, pitch = state["imu"]["roll_pitch"] if state else (0.0, 0.0)
     lf = sum(state["left_foot_pressure"]) if state else 0.0
@@ -58,7 +54,7 @@ def line(t, state, p):
             f"{(state or {}).get('fall_state', '-'):<8} "
             f"torso {h:.2f} m |{'#' * n}{' ' * (BAR - n)}| "
             f"roll {roll:+.2f} pitch {pitch:+.2f}  feet {lf:4.1f} {rf:4.1f} kg  "
-            f"hardest {p['torque_given_joint']} {float(p['torque_given']):.2f}")
+            f"hardest {p['torque_given_joint']} {p['torque_given']:.2f}")
 
 
 def main():
@@ -76,10 +72,7 @@ def main():
         print("(it needs MuJoCo: apt install libmujoco2.2.2; make deps installs it)")
         return 0
     with d:
-        c = Client(d)
-        c.hello("make demo (physics)")
-        c.send({"Subscribe": {"state": True, "cameras": [], "camera_fps": 0.0,
-                              "microphone": False}})
+        c = ready(d, "make demo (physics)")
         print("  time  motion   fall     the torso above the floor (0 to 0.40 m)   "
               "IMU (rad)         feet (kg)     hardest motor (of its max torque)")
         steps = plan(args.seconds_per_step)
@@ -103,7 +96,7 @@ def main():
                     state = m["State"]
                 elif isinstance(m, dict) and "Event" in m:
                     print(f"{now:5.1f} s  event {m['Event']}")
-            print(line(time.monotonic() - t0, state, physics(d)), flush=True)
+            print(line(time.monotonic() - t0, state, d.physics()), flush=True)
 
 
 if __name__ == "__main__":

@@ -259,6 +259,12 @@ class Daemon:
         fields = dict(kv.split("=", 1) for kv in reply.split()[1:])
         return fields
 
+    def physics(self):
+        """The physical body's own figures (the control socket's "physics"):
+        numbers as floats, the *_joint names as they are."""
+        fields = dict(kv.split("=", 1) for kv in self.control("physics").split()[1:])
+        return {k: v if k.endswith("_joint") else float(v) for k, v in fields.items()}
+
     def alive(self):
         return self.proc.poll() is None
 

@@ -60,7 +60,7 @@ static const float stiff_on[NJ] = {
 /*
  * rad/s, a knee straightening: it lifts the whole body. At MOVE_SPEED the
  * physical model's knees ask for 0.96 to 1.07 of their maximum torque
- * standing up from the crouch; at half of it, 0.73.
+ * standing up from the crouch; at half of it, 0.74.
  */
 #define RISE_SPEED	0.75f
 #define MOVE_MIN_NS	MS(600)
