@@ -77,7 +77,7 @@ struct sim_physics {
 	int qpos[NJ], dof[NJ];	/* its joint's qpos and dof addresses */
 	double kp[NJ], kd[NJ], max[NJ];
 	double reduction[NJ];	/* the model's actuator user[0] */
-	int torso, imu, foot_body[2], sole_geom[2];
+	int torso, imu, foot_body[2], sole_geom[2], sole_site[2];
 	double push[2];
 	int push_steps;
 	bool held;		/* lifted by the torso (sim_physics_hold) */
@@ -277,6 +277,32 @@ float sim_physics_mass(const struct sim_physics *p)
 	return (float)mj->mj_getTotalmass(p->m);
 }
 
+void sim_physics_torso(const struct sim_physics *p, float out[4])
+{
+	const double *x = &p->d->xpos[3 * p->torso];
+	const double *r = &p->d->xmat[9 * p->torso];
+
+	for (int i = 0; i < 3; i++)
+		out[i] = (float)x[i];
+	out[3] = (float)atan2(r[3], r[0]);
+}
+
+void sim_physics_sole(const struct sim_physics *p, int foot, float out[4])
+{
+	const double *x = &p->d->xpos[3 * p->torso];
+	const double *r = &p->d->xmat[9 * p->torso];
+	const double *sx = &p->d->site_xpos[3 * p->sole_site[foot]];
+	const double *sr = &p->d->site_xmat[9 * p->sole_site[foot]];
+	double v[3] = { sx[0] - x[0], sx[1] - x[1], sx[2] - x[2] };
+	/* The sole's x axis in the torso's frame: R^T times its first column. */
+	double ax = r[0] * sr[0] + r[3] * sr[3] + r[6] * sr[6];
+	double ay = r[1] * sr[0] + r[4] * sr[3] + r[7] * sr[6];
+
+	for (int i = 0; i < 3; i++)
+		out[i] = (float)(r[i] * v[0] + r[3 + i] * v[1] + r[6 + i] * v[2]);
+	out[3] = (float)atan2(ay, ax);
+}
+
 /* The model's names and actuators, or an error: the model is not the NAO's. */
 static int bind(struct sim_physics *p, char *err, size_t n)
 {
@@ -293,8 +319,9 @@ static int bind(struct sim_physics *p, char *err, size_t n)
 	for (int foot = 0; foot < 2; foot++) {
 		p->foot_body[foot] = mj->mj_name2id(m, mjOBJ_BODY, feet[foot]);
 		p->sole_geom[foot] = mj->mj_name2id(m, mjOBJ_GEOM, soles[foot]);
-		if (p->foot_body[foot] < 0 || p->sole_geom[foot] < 0) {
-			snprintf(err, n, "no %s body or %s geom", feet[foot], soles[foot]);
+		p->sole_site[foot] = mj->mj_name2id(m, mjOBJ_SITE, soles[foot]);
+		if (p->foot_body[foot] < 0 || p->sole_geom[foot] < 0 || p->sole_site[foot] < 0) {
+			snprintf(err, n, "no %s body or %s geom and site", feet[foot], soles[foot]);
 			return -1;
 		}
 	}

@@ -72,4 +72,12 @@ void sim_physics_torque_reset(struct sim_physics *p);
 /* The model's total mass (kg). */
 float sim_physics_mass(const struct sim_physics *p);
 
+/*
+ * Where things are, for tests and the control socket: the torso in the
+ * world (x, y, z in m, yaw in rad), and a sole (the model's LSole or
+ * RSole site; foot 0 left, 1 right) in the torso's frame.
+ */
+void sim_physics_torso(const struct sim_physics *p, float out[4]);
+void sim_physics_sole(const struct sim_physics *p, int foot, float out[4]);
+
 #endif
