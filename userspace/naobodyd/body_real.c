@@ -156,7 +156,11 @@ struct body *body_real_create(const struct config *cfg)
 
 	r->b.ops = &real_ops;
 	r->b.info.simulated = false;
-	/* No walking engine yet, and getting up is not safe without one. */
+	/*
+	 * Walking and getting up stay off: they were only ever checked on the
+	 * physical model, never with the chest board's layout verified on a
+	 * robot (Documentation/naobodyd.rst, "Walking").
+	 */
 	r->b.info.can_walk = false;
 	r->b.info.can_stand_up = false;
 	/* The eyes, ears and skull are on the head; where is not known (body.h). */

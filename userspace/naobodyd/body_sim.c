@@ -9,7 +9,8 @@
  *     It falls when pushed (a control command) or when it stands on limp
  *     legs; lying with the legs folded and stiff, it sits up. The inertial
  *     unit follows the torso.
- *   - Walking moves the odometry only (no gait is simulated).
+ *   - Walking moves the odometry by the walking engine's steps (walk.h);
+ *     the joints follow its legs like any other target's.
  *   - The battery drains with the stiffness, or charges on the charger.
  *   - Touches, sonar, the battery and pushes are scripted through the
  *     control socket or a script file (sim_control.c).
@@ -39,6 +40,7 @@
 #include "naobodyd.h"
 #include "sim.h"
 #include "sim_physics.h"
+#include "walk.h"
 
 #define NJ NAOBODY_JOINTS
 #define PERIOD_NS	12000000U
@@ -248,7 +250,11 @@ static void odometry_step(struct sim *s, float dt)
 		return;
 	s->odom[0] += (c * s->walk[0] - sn * s->walk[1]) * dt;
 	s->odom[1] += (sn * s->walk[0] + c * s->walk[1]) * dt;
-	s->odom[2] += s->walk[2] * dt;
+	/*
+	 * The turn, on the physics, from the gyroscope, as a NAO's odometry
+	 * takes it: the gait's own turn misses the feet's slip.
+	 */
+	s->odom[2] += (s->phys ? walk_yaw_rate(s->ps.angles, s->ps.gyroscope) : s->walk[2]) * dt;
 	s->yaw_rate = s->walk[2];
 }
 
@@ -610,18 +616,20 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 			 leg_stiffness(s), (unsigned long long)s->cycle);
 	} else if (!strcmp(cmd, "physics") && argc == 1 && s->phys) {
 		struct sim_physics_worst w;
-		float fsr = 0.0f;
+		float fsr = 0.0f, at[4];
 
 		sim_physics_torque_ratio(s->phys, &w);
 		for (int i = 0; i < NAOBODY_FSRS; i++)
 			fsr += s->ps.fsr[i];
+		sim_physics_torso(s->phys, at);
 		snprintf(out, n, "ok torso_height=%.4f roll=%.4f pitch=%.4f fsr_kg=%.3f "
 			 "mass_kg=%.3f torque_given=%.3f torque_given_joint=%s "
-			 "torque_asked=%.3f torque_asked_joint=%s",
+			 "torque_asked=%.3f torque_asked_joint=%s torso_x=%.4f torso_y=%.4f "
+			 "torso_yaw=%.4f",
 			 s->ps.torso_height, s->ps.angles[0], s->ps.angles[1], fsr,
 			 sim_physics_mass(s->phys), w.given,
 			 w.given_joint >= 0 ? joint_name[w.given_joint] : "-", w.asked,
-			 w.asked_joint >= 0 ? joint_name[w.asked_joint] : "-");
+			 w.asked_joint >= 0 ? joint_name[w.asked_joint] : "-", at[0], at[1], at[3]);
 	} else if (!strcmp(cmd, "lift") && argc == 2 && (!strcmp(a, "0") || !strcmp(a, "1")) &&
 		   s->phys) {
 		/* Picked up by the torso, 10 cm up, or let go. */

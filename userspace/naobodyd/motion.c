@@ -11,7 +11,9 @@
  *              stiffening never jumps
  *   STIFFEN    Wake: stiffness ramps up while the measured pose is held
  *   MOVE       a keyframe: smooth interpolation to a pose, then `after`
- *   HOLD       the pose is held; the head follows its mode; walking
+ *   HOLD       the pose is held; the head follows its mode; walking:
+ *              from Stand, the walking engine (walk.h) moves the legs, and
+ *              a keyframe asked for meanwhile waits until its steps end
  *   UNSTIFFEN  stiffness ramps down, then LIMP
  *   FALL       falling: soft joints until the body lies still
  *   GETUP_SIT  fallen, on a body that can get up: fold into the sit pose
@@ -25,6 +27,7 @@
 #include "log.h"
 #include "motion.h"
 #include "poses.h"
+#include "walk.h"
 
 #define NJ NAOBODY_JOINTS
 #define MS(x) ((uint64_t)(x) * 1000000ULL)
@@ -74,6 +77,8 @@ static const float stiff_on[NJ] = {
 #define CAMERA_HEIGHT	0.5f	/* m, standing */
 #define WALK_DONE_M	0.02f
 #define WALK_DONE_RAD	0.03f
+#define WALK_NEAR_M	0.30f	/* WalkTo: omnidirectional from this near */
+#define WALK_FACING_RAD	0.35f	/* WalkTo: walks forward only within this of its bearing */
 
 static const float walk_speed[] = { 0.10f, 0.20f, 0.30f };	/* m/s */
 static const float turn_speed[] = { 0.40f, 0.80f, 1.20f };	/* rad/s */
@@ -103,8 +108,15 @@ struct motion {
 	uint64_t phase_since;
 	uint64_t now;
 	/* walking */
+	struct walk *walk;		/* NULL: the body cannot walk */
+	bool stepping;			/* the engine moves the legs */
+	bool deferred;			/* a keyframe waits for the steps to end */
+	enum pose deferred_pose;
+	enum phase deferred_after;
 	bool target_valid;
 	float target[3];
+	float start_heading;
+	bool near;			/* WalkTo's last stretch */
 	bool walking;
 	bool warned_walk;
 	/* head */
@@ -126,6 +138,13 @@ struct motion *motion_create(const struct body_info *info)
 	if (!m)
 		return NULL;
 	m->info = *info;
+	if (info->can_walk) {
+		m->walk = walk_create();
+		if (!m->walk) {
+			free(m);
+			return NULL;
+		}
+	}
 	fall_init(&m->fall);
 	m->phase = PH_LIMP;
 	m->req.kind = MOTION_STAND;
@@ -136,6 +155,8 @@ struct motion *motion_create(const struct body_info *info)
 
 void motion_destroy(struct motion *m)
 {
+	if (m)
+		walk_destroy(m->walk);
 	free(m);
 }
 
@@ -184,6 +205,11 @@ static float max_stiffness(const float *stiff)
 
 static void set_phase(struct motion *m, enum phase p)
 {
+	/* Only HOLD steps; whatever else (a fall, limp, a keyframe) ends it. */
+	if (p != PH_HOLD) {
+		m->stepping = false;
+		m->deferred = false;
+	}
 	m->phase = p;
 	m->phase_since = m->now;
 }
@@ -243,6 +269,14 @@ static void start_move(struct motion *m, enum pose p, enum phase after)
 	float secs = 0.0f;
 	uint64_t dur;
 
+	if (m->stepping) {
+		/* Not from mid-step: once the feet are together (hold_step()). */
+		m->deferred = true;
+		m->deferred_pose = p;
+		m->deferred_after = after;
+		walk_stop(m->walk);
+		return;
+	}
 	for (int j = 0; j < NJ; j++) {
 		bool rising = (j == NAOBODY_L_KNEE_PITCH || j == NAOBODY_R_KNEE_PITCH) &&
 			      to[j] < m->pos[j];
@@ -335,7 +369,7 @@ static void apply_motion_req(struct motion *m)
 	m->target_valid = false;
 	if (m->req.kind == MOTION_WALK_TO || m->req.kind == MOTION_WALK_TOWARD) {
 		if (!m->info.can_walk && !m->warned_walk) {
-			log_warn("motion: this body has no walking engine yet: %s is tracked, and the robot stands",
+			log_warn("motion: walking is off on this body (the chest board's layout is not verified on a robot): %s is tracked, and the robot stands",
 				 m->req.kind == MOTION_WALK_TO ? "WalkTo" : "WalkToward");
 			m->warned_walk = true;
 		}
@@ -435,7 +469,7 @@ static float wrap(float a)
 }
 
 /* Walking velocity toward the request; false when WalkTo has arrived. */
-static bool walk_step(struct motion *m, const struct body_frame *f, float walk[3])
+static bool walk_velocity(struct motion *m, const struct body_frame *f, float walk[3])
 {
 	const float *o = f->odometry;
 	float v = walk_speed[m->req.speed], w = turn_speed[m->req.speed];
@@ -455,19 +489,38 @@ static bool walk_step(struct motion *m, const struct body_frame *f, float walk[3
 		m->target[0] = o[0] + c * m->req.x - s * m->req.y;
 		m->target[1] = o[1] + s * m->req.x + c * m->req.y;
 		m->target[2] = o[2] + (m->req.has_turn ? m->req.turn_to : 0.0f);
+		m->start_heading = o[2];
+		m->near = false;
 		m->target_valid = true;
 	}
 	float dx = m->target[0] - o[0], dy = m->target[1] - o[1];
 	float dist = hypotf(dx, dy);
 
+	if (dist > WALK_NEAR_M && !m->near) {
+		/*
+		 * Far: face the target and walk forward, the gait's fastest and
+		 * surest way; turning on the spot first when it is well aside.
+		 */
+		float bearing = wrap(atan2f(dy, dx) - o[2]);
+
+		walk[0] = fabsf(bearing) < WALK_FACING_RAD ? v * cosf(bearing) : 0.0f;
+		walk[1] = 0.0f;
+		walk[2] = fmaxf(-w, fminf(w, 2.0f * bearing));
+		return true;
+	}
 	if (dist > WALK_DONE_M) {
 		float c = cosf(o[2]), s = sinf(o[2]);
 		float rx = c * dx + s * dy, ry = -s * dx + c * dy;
 		float speed = fminf(v, dist * 2.0f);
 
+		/* Near: straight at it, keeping the heading it came with. */
+		if (!m->near) {
+			m->near = true;
+			m->start_heading = o[2];
+		}
 		walk[0] = speed * rx / dist;
 		walk[1] = speed * ry / dist;
-		walk[2] = 0.0f;
+		walk[2] = fmaxf(-w, fminf(w, 2.0f * wrap(m->start_heading - o[2])));
 		return true;
 	}
 	if (m->req.has_turn) {
@@ -484,6 +537,8 @@ static bool walk_step(struct motion *m, const struct body_frame *f, float walk[3
 static void hold_step(struct motion *m, const struct body_frame *f, float dt,
 		      float walk[3])
 {
+	float v[3] = { 0.0f, 0.0f, 0.0f }, moved[3];
+
 	memcpy(m->pos, pose_of(m, m->goal), sizeof(m->pos));
 	if (m->goal != POSE_CURRENT)
 		memcpy(m->stiff, stiff_on, sizeof(m->stiff));
@@ -493,15 +548,26 @@ static void hold_step(struct motion *m, const struct body_frame *f, float dt,
 	head_step(m, dt);
 	if (m->goal != POSE_STAND)
 		return;
-	if (m->req.kind != MOTION_WALK_TO && m->req.kind != MOTION_WALK_TOWARD)
-		return;
-	if (!m->info.can_walk || !(f->flags & BODY_F_ODOMETRY))
-		return;
-	if (walk_step(m, f, walk)) {
-		m->walking = true;
-	} else {
+	if ((m->req.kind == MOTION_WALK_TO || m->req.kind == MOTION_WALK_TOWARD) &&
+	    m->walk && (f->flags & BODY_F_ODOMETRY) && !walk_velocity(m, f, v)) {
 		/* Arrived: stand, keep the head. */
 		m->req.kind = MOTION_STAND;
+	}
+	if (!m->walk || (!m->stepping && !v[0] && !v[1] && !v[2]))
+		return;
+	walk_set_velocity(m->walk, v[0], v[1], v[2]);
+	if (!m->stepping) {
+		walk_start(m->walk);
+		m->stepping = true;
+	}
+	/* The engine's legs over the pose's; the odometry is its steps. */
+	m->stepping = walk_update(m->walk, dt, f->s.gyroscope, m->pos, moved);
+	m->walking = true;
+	for (int i = 0; i < 3; i++)
+		walk[i] = dt > 0.0f ? moved[i] / dt : 0.0f;
+	if (!m->stepping && m->deferred) {
+		m->deferred = false;
+		start_move(m, m->deferred_pose, m->deferred_after);
 	}
 }
 

@@ -10,7 +10,7 @@ nbdcodec_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
 PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	main.c core.c loop.c api.c lola.c watchdog.c motion.c poses.c fall.c leds.c head_bus.c \
+	main.c core.c loop.c api.c lola.c watchdog.c motion.c walk.c leg_kinematics.c poses.c fall.c leds.c head_bus.c \
 	body_sim.c body_real.c sim_control.c handoff.c rest.c rest_net.c rest_token.c \
 	rest_static.c rest_cmd.c rest_leds.c rest_boards.c head_audio.c rest_serial.c rest_serial_parse.c \
 	head_camera.c camera_jpeg.c)
@@ -77,6 +77,14 @@ nb-physics-bench_SRCS := $(srctree)/selftests/sim/physics_bench.c \
 nb-physics-bench_LIBS := nbdcodec
 nb-physics-bench_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 BENCHES += $(O)/bin/nb-physics-bench
+# The walking engine on the physics, through the motion layer, faster than
+# real time (selftests/sim/walk_test.c); here for the same reason.
+UNIT_TESTS += sim_walk_test
+sim_walk_test_SRCS := $(srctree)/selftests/sim/walk_test.c \
+	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c poses.c \
+	motion.c walk.c leg_kinematics.c fall.c)
+sim_walk_test_LIBS := nbdcodec
+sim_walk_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 else
 naobodyd_SRCS += $(srctree)/userspace/naobodyd/sim_physics_none.c
 endif
