@@ -7,8 +7,10 @@ naobodyd --sim-model runs the MuJoCo model of the NAO V6
 API client drives it on a fixed timeline while this prints the body live,
 four lines a second: what the daemon says (State's motion and fall state,
 the IMU's roll and pitch, each foot's pressure) beside what the physics
-measured (the torso's height above the floor, drawn as a bar, and the
-motor that worked hardest, as a share of its maximum torque).
+measured (where the torso is on the floor, its height above it, drawn as
+a bar, and the motor that worked hardest, as a share of its maximum
+torque). It stands, sits, stands, walks ahead and in a circle, stops,
+is pushed over and is stopped.
 
   demo_physics.py [--seconds-per-step S]   (default 5)
 
@@ -38,9 +40,14 @@ def plan(step):
         (0 * step, "Wake: stiffness comes up, the robot stands", {"Power": "Wake"}),
         (1 * step, "SitDown", {"Motion": "SitDown"}),
         (2 * step, "Stand again", {"Motion": {"Stand": {"head": "Center"}}}),
-        (3 * step, "a push on the torso from behind (30 N, 0.2 s)", "push front"),
-        (4 * step, "Stop: every stiffness 0, latched", "Stop"),
-        (5 * step, "end", None),
+        (3 * step, "WalkToward straight ahead, Normal (0.2 m/s)",
+         {"Motion": {"WalkToward": {"x": 1.0, "y": 0.0, "speed": "Normal", "head": "Center"}}}),
+        (4 * step, "WalkToward half left: a circle",
+         {"Motion": {"WalkToward": {"x": 0.5, "y": 0.5, "speed": "Normal", "head": "Center"}}}),
+        (5 * step, "Stand: the feet close within a step", {"Motion": {"Stand": {"head": "Center"}}}),
+        (6 * step, "a push on the torso from behind (30 N, 0.2 s)", "push front"),
+        (7 * step, "Stop: every stiffness 0, latched", "Stop"),
+        (8 * step, "end", None),
     ]
 
 
@@ -52,6 +59,7 @@ def line(t, state, p):
     rf = sum(state["right_foot_pressure"]) if state else 0.0
     return (f"{t:5.1f} s  {(state or {}).get('motion', '-'):<8} "
             f"{(state or {}).get('fall_state', '-'):<8} "
+            f"at {p['torso_x']:+.2f} {p['torso_y']:+.2f} m "
             f"torso {h:.2f} m |{'#' * n}{' ' * (BAR - n)}| "
             f"roll {roll:+.2f} pitch {pitch:+.2f}  feet {lf:4.1f} {rf:4.1f} kg  "
             f"hardest {p['torque_given_joint']} {p['torque_given']:.2f}")
@@ -73,7 +81,7 @@ def main():
         return 0
     with d:
         c = ready(d, "make demo (physics)")
-        print("  time  motion   fall     the torso above the floor (0 to 0.40 m)   "
+        print("  time  motion   fall     where (x, y)   the torso above the floor (0 to 0.40 m)   "
               "IMU (rad)         feet (kg)     hardest motor (of its max torque)")
         steps = plan(args.seconds_per_step)
         t0 = time.monotonic()

@@ -191,8 +191,16 @@ def state_fields():
         s = raw["State"]
         check(set(s) == {"time", "primary_state", "fall_state", "motion", "battery", "imu",
                          "sonar", "left_foot_pressure", "right_foot_pressure", "touch",
-                         "joint_positions", "joint_temperatures", "joint_currents"},
+                         "joint_positions", "joint_temperatures", "joint_currents",
+                         "odometry"},
               f"fields: {sorted(s)}")
+        # Beyond the spec: the walking engine's; none on the real body.
+        if d.body.simulated:
+            check(isinstance(s["odometry"], list) and len(s["odometry"]) == 3
+                  and all(isinstance(v, float) for v in s["odometry"]),
+                  f"odometry {s['odometry']!r}")
+        else:
+            check(s["odometry"] is None, f"odometry on the real body: {s['odometry']!r}")
         check(abs(s["time"] - time.time()) < 1.0, f"time {s['time']} vs {time.time()}")
         check(s["primary_state"] in ("Unstiff", "Animation", "Initial", "Playing", "Finished"),
               s["primary_state"])
@@ -219,7 +227,8 @@ def state_fields():
         raw_bytes = c.recv_raw()
         while b"State" not in raw_bytes[:8]:
             raw_bytes = c.recv_raw()
-        check(raw_bytes[:8] == b"\x81\xa5State\x8d", f"State header {raw_bytes[:8].hex()}")
+        # A map of 14: the spec's 13 and odometry.
+        check(raw_bytes[:8] == b"\x81\xa5State\x8e", f"State header {raw_bytes[:8].hex()}")
         i = raw_bytes.index(b"\xa4time") + 5
         check(raw_bytes[i] == 0xcb, "time is not a float64")
         i = raw_bytes.index(b"\xa6charge") + 7

@@ -161,7 +161,7 @@ def latency_ring(d, n):
     while len(got) < n:
         raw = c.recv_raw(2)
         arrived = time.monotonic_ns()
-        if raw[:8] == b"\x81\xa5State\x8d":
+        if raw[:8] == b"\x81\xa5State\x8e":  # a map of 14 fields
             # naobodyd turns in_complete_ns into the epoch with the same clocks
             epoch_minus_mono = time.time_ns() - time.monotonic_ns()
             t = msgpack.unpackb(raw, raw=False)["State"]["time"]

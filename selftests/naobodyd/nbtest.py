@@ -491,6 +491,7 @@ def unpack_first_with_size(data):
 class SimBody:
     """The simulated body, through naobodyd's --sim-control socket."""
 
+    simulated = True
     can_fall = True
     start_fall_state = "Sitting"  # it starts sitting, limp
     body_version = head_version = "6.0.0"
@@ -622,6 +623,7 @@ class EmuBody:
     on the emulator and what reached the board is read from the frames it
     recorded. Set values are put back after each test (prepare())."""
 
+    simulated = False
     can_fall = False  # its inertial unit reads what it is set to
     start_fall_state = "Upright"  # it starts standing (upright, knees bent)
     head_version = ""  # naobodyd has no head yet

@@ -306,6 +306,51 @@ def feet_carry_the_weight():
              f"lifted 10 cm: {fsr_total(lifted):.4f} kg")
 
 
+def torso_moved(p0, p1):
+    """The physics' torso from p0 to p1, in p0's frame: forward, left, turn."""
+    dx, dy = p1["torso_x"] - p0["torso_x"], p1["torso_y"] - p0["torso_y"]
+    c, s = math.cos(p0["torso_yaw"]), math.sin(p0["torso_yaw"])
+    turn = math.remainder(p1["torso_yaw"] - p0["torso_yaw"], 2 * math.pi)
+    return c * dx + s * dy, -s * dx + c * dy, turn
+
+
+@tap.test
+def walk_toward_walks():
+    """Walking: WalkToward goes forward on the physics, State's odometry with it; Stand stops it"""
+    with physical() as d:
+        c = awake(d)
+        start, o0 = physics(d), states(c.heartbeat_for(0.2))[-1]["odometry"]
+        c.send({"Motion": {"WalkToward": {"x": 1.0, "y": 0.0, "speed": "Normal",
+                                          "head": "Center"}}})
+        seen = c.heartbeat_for(5.0)
+        walked = physics(d)
+        o1 = states(seen)[-1]["odometry"]
+        check(not falls(seen), f"fall events: {falls(seen)}")
+        check(any(s["motion"] == "Walk" for s in states(seen)), "State never said Walk")
+        fwd, left, turn = torso_moved(start, walked)
+        # Normal is 0.2 m/s: 1 m in 5 s, less the first steps' speeding up.
+        check(fwd > 0.6, f"the torso went {fwd:.3f} m forward in 5 s")
+        check(abs(turn) < 0.17, f"the heading turned {turn:.3f} rad")
+        # The odometry against the physics: the engine's steps and the gyroscope.
+        ofwd = math.hypot(o1[0] - o0[0], o1[1] - o0[1])
+        check(abs(ofwd - math.hypot(fwd, left)) < 0.1 * fwd + 0.05,
+              f"odometry {ofwd:.3f} m, the torso {math.hypot(fwd, left):.3f} m")
+        c.send({"Motion": {"Stand": {"head": "Center"}}})
+        t0 = time.monotonic()
+        c.until(lambda s: s["motion"] == "Stand", 1.0 + LATE, "standing after Stand")
+        stopped = time.monotonic() - t0
+        before = physics(d)
+        rest = c.heartbeat_for(1.0)
+        after = physics(d)
+        still = math.hypot(*torso_moved(before, after)[:2])
+        check(not falls(seen + rest), f"fall events: {falls(seen + rest)}")
+        # Walking on would be 0.2 m; the torso settles over its feet by a centimetre or two.
+        check(still < 0.04, f"still moving after Stand: {still:.3f} m in 1 s")
+        note(f"5 s at Normal: torso {fwd:.3f} m forward, {left:+.3f} m aside, "
+             f"{turn:+.3f} rad; odometry {ofwd:.3f} m; Stand: feet together after "
+             f"{stopped * 1e3:.0f} ms, then {still * 1e3:.1f} mm in 1 s")
+
+
 @tap.test
 def mujoco_not_linked():
     """The daemon is not linked with MuJoCo: the robot, which has none, starts it"""

@@ -27,147 +27,11 @@
 
 #include "../../userspace/naobodyd/joints.h"
 #include "../../userspace/naobodyd/leg_kinematics.h"
-#include "../../userspace/naobodyd/motion.h"
 #include "../../userspace/naobodyd/poses.h"
-#include "../../userspace/naobodyd/sim_physics.h"
-#include "../../userspace/naobodyd/walk.h"
 #include "../../userspace/naobodyd/watchdog.h"
+#include "walk_harness.h"
 
-#define CYCLE_S		0.012f
-#define CYCLE_NS	12000000ULL
-#define FALLEN_M	0.22f	/* the torso's height; standing, 0.31 */
-#define DEG		((float)M_PI / 180.0f)
 #define STEP_S		walk_step_seconds()
-
-struct robot {
-	struct sim_physics *p;
-	struct motion *m;
-	struct body_frame f;
-	float start[4];		/* the torso in the world at the start */
-	bool fell;
-	int cycles;
-};
-
-/* An angle within +-pi. */
-static float wrap(float a)
-{
-	return remainderf(a, 2.0f * (float)M_PI);
-}
-
-static void model_path(char *out, size_t n)
-{
-	char here[] = __FILE__;
-
-	snprintf(out, n, "%s/../../userspace/sim/nao6/nao6.xml", dirname(here));
-}
-
-/* The body's frame from the physics, as body_sim.c makes it (without noise). */
-static void sense(struct robot *r)
-{
-	struct sim_physics_sense ps;
-	struct nb_sensors *o = &r->f.s;
-
-	sim_physics_sense(r->p, &ps);
-	memset(o, 0, sizeof(*o));
-	memcpy(o->position, ps.position, sizeof(o->position));
-	memcpy(o->accelerometer, ps.accelerometer, sizeof(o->accelerometer));
-	memcpy(o->gyroscope, ps.gyroscope, sizeof(o->gyroscope));
-	memcpy(o->angles, ps.angles, sizeof(o->angles));
-	for (int i = 0; i < NAOBODY_FSRS; i++) {
-		o->fsr[i] = ps.fsr[i];
-		o->foot[i / 4].weight += ps.fsr[i];
-	}
-	r->f.cycle++;
-	r->f.time_ns += CYCLE_NS;
-	r->f.flags = BODY_F_ODOMETRY;
-	if (ps.torso_height < FALLEN_M)
-		r->fell = true;
-}
-
-static void cycle(struct robot *r)
-{
-	struct nb_actuators out;
-	float walk[3], *o = r->f.odometry, c = cosf(o[2]), s = sinf(o[2]);
-	struct motion_status st;
-
-	sense(r);
-	motion_update(r->m, &r->f, &out, walk);
-	/* body_sim.c's odometry: the engine's steps, the gyroscope's turn. */
-	o[0] += (c * walk[0] - s * walk[1]) * CYCLE_S;
-	o[1] += (s * walk[0] + c * walk[1]) * CYCLE_S;
-	o[2] += walk_yaw_rate(r->f.s.angles, r->f.s.gyroscope) * CYCLE_S;
-	sim_physics_cycle(r->p, CYCLE_S, out.position, out.stiffness);
-	motion_status(r->m, &st);
-	if (st.fall == FALL_FALLING || st.fall == FALL_FALLEN)
-		r->fell = true;
-	r->cycles++;
-}
-
-static void run_for(struct robot *r, float seconds)
-{
-	for (int i = 0; i < (int)(seconds / CYCLE_S + 0.5f); i++)
-		cycle(r);
-}
-
-static const char *motion_now(struct robot *r)
-{
-	struct motion_status st;
-
-	motion_status(r->m, &st);
-	return st.motion;
-}
-
-/* A robot standing, stiff, in Stand: Wake and the keyframe done. */
-static bool robot_up(struct robot *r)
-{
-	struct body_info info = { .simulated = true, .can_walk = true, .period_ns = CYCLE_NS };
-	char path[512], err[512];
-
-	memset(r, 0, sizeof(*r));
-	model_path(path, sizeof(path));
-	r->p = sim_physics_create(path, motion_poses[POSE_STAND], err, sizeof(err));
-	if (!r->p) {
-		fprintf(stderr, "# %s\n", err);
-		return false;
-	}
-	r->m = motion_create(&info);
-	if (!r->m)
-		return false;
-	sim_physics_torso(r->p, r->start);
-	motion_power(r->m, POWER_WAKE, 0);
-	run_for(r, 1.5f);
-	return !strcmp(motion_now(r), "Stand");
-}
-
-static void robot_down(struct robot *r)
-{
-	motion_destroy(r->m);
-	sim_physics_destroy(r->p);
-}
-
-/* The torso in the start's frame: x, y, yaw. */
-static void where(struct robot *r, float out[3])
-{
-	float t[4], dx, dy, c = cosf(r->start[3]), s = sinf(r->start[3]);
-
-	sim_physics_torso(r->p, t);
-	dx = t[0] - r->start[0];
-	dy = t[1] - r->start[1];
-	out[0] = c * dx + s * dy;
-	out[1] = -s * dx + c * dy;
-	out[2] = wrap(t[3] - r->start[3]);
-}
-
-static void request(struct robot *r, enum motion_kind kind, float x, float y,
-		    bool has_turn, float turn, enum walk_speed speed)
-{
-	struct motion_req q = {
-		.kind = kind, .x = x, .y = y, .has_turn = has_turn, .turn_to = turn,
-		.speed = speed, .head = HEAD_CENTER,
-	};
-
-	motion_request(r->m, &q, r->f.time_ns);
-}
 
 TEST(leg_forward_is_the_models)
 {
@@ -216,7 +80,7 @@ TEST(leg_forward_is_the_models)
 			EXPECT_LT(fabsf(fk.x - model[0]), 1e-3f);
 			EXPECT_LT(fabsf(fk.y - model[1]), 1e-3f);
 			EXPECT_LT(fabsf(fk.z - model[2]), 1e-3f);
-			EXPECT_LT(fabsf(wrap(fk.yaw - model[3])), 0.015f);
+			EXPECT_LT(fabsf(angle_wrap(fk.yaw - model[3])), 0.015f);
 		}
 		sim_physics_destroy(p);
 	}
@@ -281,10 +145,10 @@ TEST(walk_toward_forward_keeps_its_heading)
 	float at[3], worst = 0.0f;
 
 	ASSERT_TRUE(robot_up(&r));
-	request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
+	robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
 	for (int i = 0; i < (int)(10.0f / CYCLE_S); i++) {
-		cycle(&r);
-		where(&r, at);
+		robot_cycle(&r);
+		robot_where(&r, at);
 		worst = fmaxf(worst, fabsf(at[2]));
 	}
 	TH_LOG("10 s at Normal: %.2f m forward, %.2f m aside, heading within %.1f deg",
@@ -305,12 +169,12 @@ TEST(walk_toward_half_left_draws_a_circle)
 	static float path[2][2000];
 
 	ASSERT_TRUE(robot_up(&r));
-	request(&r, MOTION_WALK_TOWARD, 0.5f, 0.5f, false, 0.0f, SPEED_NORMAL);
-	run_for(&r, 2.0f);	/* into its stride */
+	robot_request(&r, MOTION_WALK_TOWARD, 0.5f, 0.5f, false, 0.0f, SPEED_NORMAL);
+	robot_run(&r, 2.0f);	/* into its stride */
 	for (int i = 0; i < (int)(20.0f / CYCLE_S); i++) {
-		cycle(&r);
-		where(&r, at);
-		turned += wrap(at[2] - prev);
+		robot_cycle(&r);
+		robot_where(&r, at);
+		turned += angle_wrap(at[2] - prev);
 		prev = at[2];
 		if (i % 10 == 0 && n < 2000) {
 			path[0][n] = at[0];
@@ -347,19 +211,19 @@ TEST(stand_ends_the_walk_within_a_step)
 	int cycles = 0;
 
 	ASSERT_TRUE(robot_up(&r));
-	request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_FAST);
-	run_for(&r, 3.0f);
-	ASSERT_STREQ("Walk", motion_now(&r));
-	request(&r, MOTION_STAND, 0.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
-	while (!strcmp(motion_now(&r), "Walk") && cycles < 200) {
-		cycle(&r);
+	robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_FAST);
+	robot_run(&r, 3.0f);
+	ASSERT_STREQ("Walk", robot_motion(&r));
+	robot_request(&r, MOTION_STAND, 0.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
+	while (!strcmp(robot_motion(&r), "Walk") && cycles < 200) {
+		robot_cycle(&r);
 		cycles++;
 	}
 	TH_LOG("feet together %.0f ms after Stand", cycles * CYCLE_S * 1e3f);
 	/* The step under way and the one that closes the feet. */
 	EXPECT_LE(cycles * CYCLE_S, 2.0f * STEP_S + CYCLE_S);
-	EXPECT_STREQ("Stand", motion_now(&r));
-	run_for(&r, 1.0f);
+	EXPECT_STREQ("Stand", robot_motion(&r));
+	robot_run(&r, 1.0f);
 	EXPECT_FALSE(r.fell);
 	robot_down(&r);
 }
@@ -383,44 +247,28 @@ TEST_F_TIMEOUT(long_walk, walk_to_100_random_targets, 900)
 	int arrived = 0, falls = 0, n = 100;
 
 	for (int i = 0; i < n; i++) {
-		struct robot r;
-		float d = 2.0f * sqrtf(rand_r(&seed) / (float)RAND_MAX);
-		float dir = (rand_r(&seed) / (float)RAND_MAX * 2.0f - 1.0f) * (float)M_PI;
-		float turn = (rand_r(&seed) / (float)RAND_MAX * 2.0f - 1.0f) * (float)M_PI;
-		float x = d * cosf(dir), y = d * sinf(dir), at[3], miss_d, miss_a;
-		int cycles = 0;
+		struct walk_to_result res;
+		float x, y, turn;
 
-		ASSERT_TRUE(robot_up(&r));
-		request(&r, MOTION_WALK_TO, x, y, true, turn, SPEED_NORMAL);
-		run_for(&r, 0.1f);
-		while (!strcmp(motion_now(&r), "Walk") && cycles < (int)(60.0f / CYCLE_S)) {
-			cycle(&r);
-			cycles++;
-		}
-		times[i] = cycles * CYCLE_S;
-		run_for(&r, 0.5f);
-		where(&r, at);
-		miss_d = hypotf(at[0] - x, at[1] - y);
-		miss_a = fabsf(wrap(at[2] - turn));
-		worst_d = fmaxf(worst_d, miss_d);
-		worst_a = fmaxf(worst_a, miss_a);
-		if (r.fell)
-			falls++;
-		else if (miss_d <= 0.10f && miss_a <= 10.0f * DEG)
+		walk_to_target(&seed, &x, &y, &turn);
+		walk_to_trial(x, y, turn, SPEED_NORMAL, &res);
+		times[i] = res.seconds;
+		worst_d = fmaxf(worst_d, res.miss_m);
+		worst_a = fmaxf(worst_a, res.miss_rad);
+		falls += res.fell;
+		if (walk_to_arrived(&res))
 			arrived++;
 		else
 			TH_LOG("target %d (%.2f, %.2f, %.0f deg): missed by %.3f m, %.1f deg in %.1f s "
 			       "(at %.2f, %.2f, %.0f deg; odometry %.2f, %.2f, %.0f deg)",
-			       i, x, y, turn / DEG, miss_d, miss_a / DEG, times[i], at[0], at[1],
-			       at[2] / DEG, r.f.odometry[0], r.f.odometry[1], r.f.odometry[2] / DEG);
-		robot_down(&r);
+			       i, x, y, turn / DEG, res.miss_m, res.miss_rad / DEG, res.seconds,
+			       res.at[0], res.at[1], res.at[2] / DEG, res.odometry[0],
+			       res.odometry[1], res.odometry[2] / DEG);
 	}
 	qsort(times, n, sizeof(times[0]), by_value);
 	TH_LOG("%d of %d arrived within 10 cm and 10 deg, %d fell; worst %.3f m, %.1f deg; "
 	       "median time at Normal %.1f s", arrived, n, falls, worst_d, worst_a / DEG,
 	       times[n / 2]);
-	printf("# walk_to: %d of %d arrived, %d fell, median %.1f s at Normal\n",
-	       arrived, n, falls, times[n / 2]);
 	EXPECT_EQ(0, falls);
 	/*
 	 * The issue asks 95; the engine makes 92 here (the misses: half turns
@@ -437,9 +285,9 @@ TEST(a_quiet_client_mid_walk_stands_then_sits)
 	bool stage2 = false;
 
 	ASSERT_TRUE(robot_up(&r));
-	request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_FAST);
-	run_for(&r, 3.0f);
-	ASSERT_STREQ("Walk", motion_now(&r));
+	robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_FAST);
+	robot_run(&r, 3.0f);
+	ASSERT_STREQ("Walk", robot_motion(&r));
 	/* The client's last message was now: the watchdog's stages at its times. */
 	while (t < 10.0f) {
 		if (t >= WATCHDOG_STAND_NS / 1e9f && still_at < 0.0f)
@@ -448,11 +296,11 @@ TEST(a_quiet_client_mid_walk_stands_then_sits)
 			motion_watchdog(r.m, 2, r.f.time_ns);
 			stage2 = true;
 		}
-		cycle(&r);
+		robot_cycle(&r);
 		t += CYCLE_S;
-		if (still_at < 0.0f && strcmp(motion_now(&r), "Walk"))
+		if (still_at < 0.0f && strcmp(robot_motion(&r), "Walk"))
 			still_at = t;
-		if (stage2 && sitting_at < 0.0f && !strcmp(motion_now(&r), "Unstiff")) {
+		if (stage2 && sitting_at < 0.0f && !strcmp(robot_motion(&r), "Unstiff")) {
 			sitting_at = t;
 			break;	/* sat down: what a limp crouch does next is not the walk's */
 		}

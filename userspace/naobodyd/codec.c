@@ -882,7 +882,7 @@ int codec_state(struct buf *b, const struct state_view *v)
 	size_t at = frame_begin(b, &pk, &err);
 
 	err |= pack_tag(&pk, "State");
-	err |= msgpack_pack_map(&pk, 13);
+	err |= msgpack_pack_map(&pk, 14);
 	err |= pack_str(&pk, "time");
 	err |= msgpack_pack_double(&pk, v->time);
 	err |= pack_str(&pk, "primary_state");
@@ -891,6 +891,9 @@ int codec_state(struct buf *b, const struct state_view *v)
 	err |= pack_str(&pk, v->fall_state);
 	err |= pack_str(&pk, "motion");
 	err |= pack_str(&pk, v->motion);
+	/* Beyond the spec (Documentation/naobodyd.rst, "Subscribe and State"). */
+	err |= pack_str(&pk, "odometry");
+	err |= v->odometry ? pack_floats(&pk, v->odometry, 3) : msgpack_pack_nil(&pk);
 
 	err |= pack_str(&pk, "battery");
 	err |= msgpack_pack_map(&pk, 4);

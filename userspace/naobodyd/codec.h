@@ -109,6 +109,7 @@ struct state_view {
 	const char *fall_state;
 	const char *motion;
 	const struct nb_sensors *s;
+	const float *odometry;		/* x, y (m), heading (rad); NULL: none */
 };
 
 /* Touch sensors as the API groups them, and their Event names. */

@@ -79,12 +79,20 @@ nb-physics-bench_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 BENCHES += $(O)/bin/nb-physics-bench
 # The walking engine on the physics, through the motion layer, faster than
 # real time (selftests/sim/walk_test.c); here for the same reason.
-UNIT_TESTS += sim_walk_test
-sim_walk_test_SRCS := $(srctree)/selftests/sim/walk_test.c \
+SIM_WALK_SRCS := $(srctree)/selftests/sim/walk_harness.c \
 	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c poses.c \
 	motion.c walk.c leg_kinematics.c fall.c)
+UNIT_TESTS += sim_walk_test
+sim_walk_test_SRCS := $(srctree)/selftests/sim/walk_test.c $(SIM_WALK_SRCS)
 sim_walk_test_LIBS := nbdcodec
 sim_walk_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+# make bench: walking speeds, the turning rate and WalkTo at Fast, with
+# RoboCup anchors (selftests/sim/walk_bench.c).
+PROGRAMS += nb-walk-bench
+nb-walk-bench_SRCS := $(srctree)/selftests/sim/walk_bench.c $(SIM_WALK_SRCS)
+nb-walk-bench_LIBS := nbdcodec
+nb-walk-bench_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+BENCHES += $(O)/bin/nb-walk-bench
 else
 naobodyd_SRCS += $(srctree)/userspace/naobodyd/sim_physics_none.c
 endif

@@ -127,6 +127,8 @@ static json_t *state_json(const struct body_news *n)
 			    json_string(primary_state_name[n->status.primary]));
 	json_object_set_new(o, "fall_state", json_string(fall_state_name[n->status.fall]));
 	json_object_set_new(o, "motion", json_string(n->status.motion ? n->status.motion : ""));
+	json_object_set_new(o, "odometry", n->frame.flags & BODY_F_ODOMETRY ?
+			    floats(n->frame.odometry, 3) : json_null());
 	json_object_set_new(o, "battery",
 			    json_pack("{s:f,s:f,s:I,s:b}", "charge", (double)s->battery[0],
 				      "current", (double)s->battery[2], "temperature",

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The walking tests' and benchmark's robot (walk_harness.h): the daemon's
+ * motion layer driving the MuJoCo model cycle by cycle, faster than real
+ * time, with the body's frame made from the physics as body_sim.c makes it.
+ */
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../userspace/naobodyd/poses.h"
+#include "walk_harness.h"
+
+/* An angle within +-pi. */
+float angle_wrap(float a)
+{
+	return remainderf(a, 2.0f * (float)M_PI);
+}
+
+void model_path(char *out, size_t n)
+{
+	char here[] = __FILE__;
+
+	snprintf(out, n, "%s/../../userspace/sim/nao6/nao6.xml", dirname(here));
+}
+
+/* The body's frame from the physics, as body_sim.c makes it (without noise). */
+static void sense(struct robot *r)
+{
+	struct sim_physics_sense ps;
+	struct nb_sensors *o = &r->f.s;
+
+	sim_physics_sense(r->p, &ps);
+	memset(o, 0, sizeof(*o));
+	memcpy(o->position, ps.position, sizeof(o->position));
+	memcpy(o->accelerometer, ps.accelerometer, sizeof(o->accelerometer));
+	memcpy(o->gyroscope, ps.gyroscope, sizeof(o->gyroscope));
+	memcpy(o->angles, ps.angles, sizeof(o->angles));
+	for (int i = 0; i < NAOBODY_FSRS; i++) {
+		o->fsr[i] = ps.fsr[i];
+		o->foot[i / 4].weight += ps.fsr[i];
+	}
+	r->f.cycle++;
+	r->f.time_ns += CYCLE_NS;
+	r->f.flags = BODY_F_ODOMETRY;
+	if (ps.torso_height < FALLEN_M)
+		r->fell = true;
+}
+
+void robot_cycle(struct robot *r)
+{
+	struct nb_actuators out;
+	float walk[3], *o = r->f.odometry, c = cosf(o[2]), s = sinf(o[2]);
+	struct motion_status st;
+
+	sense(r);
+	motion_update(r->m, &r->f, &out, walk);
+	/* body_sim.c's odometry: the engine's steps, the gyroscope's turn. */
+	o[0] += (c * walk[0] - s * walk[1]) * CYCLE_S;
+	o[1] += (s * walk[0] + c * walk[1]) * CYCLE_S;
+	o[2] += walk_yaw_rate(r->f.s.angles, r->f.s.gyroscope) * CYCLE_S;
+	sim_physics_cycle(r->p, CYCLE_S, out.position, out.stiffness);
+	motion_status(r->m, &st);
+	if (st.fall == FALL_FALLING || st.fall == FALL_FALLEN)
+		r->fell = true;
+	r->cycles++;
+}
+
+void robot_run(struct robot *r, float seconds)
+{
+	for (int i = 0; i < (int)(seconds / CYCLE_S + 0.5f); i++)
+		robot_cycle(r);
+}
+
+const char *robot_motion(struct robot *r)
+{
+	struct motion_status st;
+
+	motion_status(r->m, &st);
+	return st.motion;
+}
+
+/* A robot standing, stiff, in Stand: Wake and the keyframe done. */
+bool robot_up(struct robot *r)
+{
+	struct body_info info = { .simulated = true, .can_walk = true, .period_ns = CYCLE_NS };
+	char path[512], err[512];
+
+	memset(r, 0, sizeof(*r));
+	model_path(path, sizeof(path));
+	r->p = sim_physics_create(path, motion_poses[POSE_STAND], err, sizeof(err));
+	if (!r->p) {
+		fprintf(stderr, "# %s\n", err);
+		return false;
+	}
+	r->m = motion_create(&info);
+	if (!r->m)
+		return false;
+	sim_physics_torso(r->p, r->start);
+	motion_power(r->m, POWER_WAKE, 0);
+	robot_run(r, 1.5f);
+	return !strcmp(robot_motion(r), "Stand");
+}
+
+void robot_down(struct robot *r)
+{
+	motion_destroy(r->m);
+	sim_physics_destroy(r->p);
+}
+
+/* The torso in the start's frame: x, y, yaw. */
+void robot_where(struct robot *r, float out[3])
+{
+	float t[4], dx, dy, c = cosf(r->start[3]), s = sinf(r->start[3]);
+
+	sim_physics_torso(r->p, t);
+	dx = t[0] - r->start[0];
+	dy = t[1] - r->start[1];
+	out[0] = c * dx + s * dy;
+	out[1] = -s * dx + c * dy;
+	out[2] = angle_wrap(t[3] - r->start[3]);
+}
+
+void robot_request(struct robot *r, enum motion_kind kind, float x, float y,
+		    bool has_turn, float turn, enum walk_speed speed)
+{
+	struct motion_req q = {
+		.kind = kind, .x = x, .y = y, .has_turn = has_turn, .turn_to = turn,
+		.speed = speed, .head = HEAD_CENTER,
+	};
+
+	motion_request(r->m, &q, r->f.time_ns);
+}
+
+void walk_to_trial(float x, float y, float turn, enum walk_speed speed, struct walk_to_result *res)
+{
+	struct robot r;
+	float at[3];
+	int cycles = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!robot_up(&r)) {
+		res->fell = true;
+		return;
+	}
+	robot_request(&r, MOTION_WALK_TO, x, y, true, turn, speed);
+	robot_run(&r, 0.1f);
+	while (!strcmp(robot_motion(&r), "Walk") && cycles < (int)(WALK_TO_LIMIT_S / CYCLE_S)) {
+		robot_cycle(&r);
+		cycles++;
+	}
+	res->seconds = cycles * CYCLE_S;
+	robot_run(&r, 0.5f);
+	robot_where(&r, at);
+	res->miss_m = hypotf(at[0] - x, at[1] - y);
+	res->miss_rad = fabsf(angle_wrap(at[2] - turn));
+	res->fell = r.fell;
+	memcpy(res->at, at, sizeof(at));
+	memcpy(res->odometry, r.f.odometry, sizeof(res->odometry));
+	robot_down(&r);
+}
+
+bool walk_to_arrived(const struct walk_to_result *res)
+{
+	return !res->fell && res->miss_m <= WALK_TO_MISS_M && res->miss_rad <= WALK_TO_MISS_RAD;
+}
+
+void walk_to_target(unsigned int *seed, float *x, float *y, float *turn)
+{
+	float d = 2.0f * sqrtf(rand_r(seed) / (float)RAND_MAX);
+	float dir = (rand_r(seed) / (float)RAND_MAX * 2.0f - 1.0f) * (float)M_PI;
+
+	*turn = (rand_r(seed) / (float)RAND_MAX * 2.0f - 1.0f) * (float)M_PI;
+	*x = d * cosf(dir);
+	*y = d * sinf(dir);
+}
