@@ -223,7 +223,7 @@ static void foot_place(const struct walk *w, int foot, const float o[3], float p
 }
 
 /* moved = moved then (a, the support before) undone by (b, after). */
-static void accumulate(float moved[3], const float a[3], const float b[3])
+static void accumulate(const struct walk *w, float moved[3], const float a[3], const float b[3])
 {
 	float da = a[2] - b[2];
 	float c = cosf(da), s = sinf(da);
@@ -231,8 +231,13 @@ static void accumulate(float moved[3], const float a[3], const float b[3])
 	float x = a[0] - (c * b[0] - s * b[1]), y = a[1] - (s * b[0] + c * b[1]);
 	float cm = cosf(moved[2]), sm = sinf(moved[2]);
 
-	x *= x > 0.0f ? wp.odo_forward : wp.odo_backward;
-	y *= wp.odo_side;
+	/*
+	 * Scaled by the step's own direction, not each cycle's piece: a turn
+	 * on the spot moves the torso to and fro within its steps, and those
+	 * pieces must cancel.
+	 */
+	x *= w->forward > 0.0f ? wp.odo_forward : w->forward < 0.0f ? wp.odo_backward : 1.0f;
+	y *= w->to[0][OY] != 0.0f || w->from[0][OY] != 0.0f ? wp.odo_side : 1.0f;
 	moved[0] += cm * x - sm * y;
 	moved[1] += sm * x + cm * y;
 	moved[2] += da;
@@ -283,7 +288,7 @@ bool walk_update(struct walk *w, float dt, const float gyro[3], float q[NJ], flo
 		support_place(w, a);
 		w->t += h;
 		support_place(w, b);
-		accumulate(moved, a, b);
+		accumulate(w, moved, a, b);
 		dt -= h;
 		if (dt <= 0.0f)
 			break;
