@@ -228,6 +228,41 @@ TEST(stand_ends_the_walk_within_a_step)
 	robot_down(&r);
 }
 
+TEST(a_keyframe_waits_for_the_feet_and_a_later_request_overtakes_it)
+{
+	struct robot r;
+	int cycles = 0;
+	bool sat = false;
+
+	ASSERT_TRUE(robot_up(&r));
+	robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
+	robot_run(&r, 2.0f);
+	/* SitDown mid-step: the walk closes its feet first, then it sits. */
+	robot_request(&r, MOTION_SIT_DOWN, 0.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
+	robot_cycle(&r);
+	EXPECT_STREQ("Walk", robot_motion(&r));
+	while (!strcmp(robot_motion(&r), "Walk") && cycles++ < 100)
+		robot_cycle(&r);
+	EXPECT_STREQ("SitDown", robot_motion(&r));
+	robot_run(&r, 3.0f);
+	EXPECT_FALSE(r.fell);
+	/* Up and walking again; a SitDown overtaken by WalkToward never sits. */
+	robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
+	robot_run(&r, 4.0f);
+	ASSERT_STREQ("Walk", robot_motion(&r));
+	robot_request(&r, MOTION_SIT_DOWN, 0.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
+	robot_cycle(&r);
+	robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
+	for (int i = 0; i < (int)(2.0f / CYCLE_S); i++) {
+		robot_cycle(&r);
+		sat = sat || !strcmp(robot_motion(&r), "SitDown");
+	}
+	EXPECT_FALSE(sat);
+	EXPECT_STREQ("Walk", robot_motion(&r));
+	EXPECT_FALSE(r.fell);
+	robot_down(&r);
+}
+
 static int by_value(const void *a, const void *b)
 {
 	float x = *(const float *)a, y = *(const float *)b;

@@ -367,6 +367,8 @@ static void apply_motion_req(struct motion *m)
 	m->req = m->motion_req;
 	m->req_from_client = true;
 	m->target_valid = false;
+	/* A keyframe still waiting for the steps to end is overtaken. */
+	m->deferred = false;
 	if (m->req.kind == MOTION_WALK_TO || m->req.kind == MOTION_WALK_TOWARD) {
 		if (!m->info.can_walk && !m->warned_walk) {
 			log_warn("motion: walking is off on this body (the chest board's layout is not verified on a robot): %s is tracked, and the robot stands",
@@ -409,6 +411,7 @@ static void apply_watchdog(struct motion *m, int stage)
 		return;
 	}
 	/* Stand still: stop walking, head centred; a sitting robot stays. */
+	m->deferred = false;
 	m->req.kind = MOTION_STAND;
 	m->req.head = HEAD_CENTER;
 	m->req_from_client = false;
