@@ -33,3 +33,19 @@ chestboard_emu_bench_VM_TIMEOUT := 600
 emu_bench_SRCS := $(srctree)/selftests/chestboard-emu/bench.c $(EMU_TEST_HOST)
 emu_bench_LIBS := $(EMU_TEST_LIBS)
 emu_bench_LDLIBS := -lz
+
+# The stack on physics: chestboard-emu --physics, naobody.ko and naobodyd,
+# with naobodyd's VM body (vm_env.sh) and test client (nbtest.py). MuJoCo
+# is the host's, through /host (physics_vm.sh). Only where the emulator is
+# built with MuJoCo: libmujoco.so found as userspace/tools/chestboard-emu's
+# fragment finds it (that fragment is read after this one).
+ifneq ($(filter /%,$(shell $(CC) -print-file-name=libmujoco.so)),)
+VM_SUITES += chestboard_emu_physics
+chestboard_emu_physics_VM_TIER := stock
+chestboard_emu_physics_VM_PROGS := physics_vm.sh
+chestboard_emu_physics_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
+chestboard_emu_physics_VM_TIMEOUT := 400
+chestboard_emu_physics_VM_FILES := $(addprefix selftests/chestboard-emu/, physics_vm.sh \
+	physics_vm_test.py) $(addprefix selftests/naobodyd/, vm_env.sh nbtest.py api_test.py) \
+	userspace/sim/nao6/nao6.xml
+endif

@@ -13,3 +13,21 @@ PROGRAMS += chestboard-emu-ctl
 MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/chestboard-emu-ctl.1
 chestboard-emu-ctl_SRCS := $(srctree)/userspace/tools/chestboard-emu/ctl.c
 chestboard-emu-ctl_LIBS := nbemuctl nbgadget
+
+# The physical body (--physics MODEL, physics.c): naobodyd's sim_physics.c,
+# MuJoCo loaded at run time by its SONAME (sim_physics_dl.c), found as
+# naobodyd.mk finds it (its flags for sim_physics_dl.o are naobodyd.mk's:
+# the object is shared). Without libmujoco-dev, physics.c alone, and
+# --physics says the build has no MuJoCo.
+chestboard-emu_SRCS += $(srctree)/userspace/tools/chestboard-emu/physics.c
+CHESTBOARD_EMU_MUJOCO_SO := $(shell $(CC) -print-file-name=libmujoco.so)
+CHESTBOARD_EMU_MUJOCO := $(if $(filter /%,$(CHESTBOARD_EMU_MUJOCO_SO)),$(shell $(or $(READELF),readelf) -d \
+	$(CHESTBOARD_EMU_MUJOCO_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'))
+ifneq ($(CHESTBOARD_EMU_MUJOCO),)
+chestboard-emu_SRCS += $(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
+chestboard-emu_LIBS += nbdcodec
+chestboard-emu_LDLIBS += -lpthread $(shell echo 'char dlopen(void); int main(void) { return dlopen(); }' | \
+	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+$(O)/obj/userspace/tools/chestboard-emu/physics.o $(O)/san/userspace/tools/chestboard-emu/physics.o: \
+	USER_CFLAGS += -DEMU_MUJOCO=1
+endif

@@ -211,7 +211,7 @@ static void raw(struct emu *e, int slot, uint64_t seq)
 }
 
 static const char help[] =
-	"hello status stats set get wave touch drain follow version bootloader board id "
+	"hello status stats set get wave touch drain follow physics version bootloader board id "
 	"misbehave frames raw wait reset disconnect connect storm quit help";
 
 static void request(struct emu *e, int slot, char *line)
@@ -312,6 +312,44 @@ static void request(struct emu *e, int slot, char *line)
 		}
 		e->opt.follow = !strcmp(w[1], "on");
 		ok(e, slot, NULL);
+	} else if (!strcmp(w[0], "physics")) {
+		char m[768];
+
+		if (!physics_on(e)) {
+			err(e, slot, ENODEV, "no physical body (start with --physics MODEL)");
+			return;
+		}
+		if (w[1] && !strcmp(w[1], "reset")) {
+			physics_reset_stats(e);
+		} else if (w[1] && !strcmp(w[1], "push")) {
+			char *end1 = NULL, *end2 = NULL, *end3 = NULL;
+			float fx = w[2] ? strtof(w[2], &end1) : 0;
+			float fy = w[3] ? strtof(w[3], &end2) : 0;
+			float t = w[4] ? strtof(w[4], &end3) : 0;
+
+			if (!end1 || *end1 || !end2 || *end2 || !end3 || *end3 || t <= 0 || t > 10) {
+				err(e, slot, EINVAL, "usage: physics push FX FY SECONDS (N, s)");
+				return;
+			}
+			physics_push(e, fx, fy, t);
+		} else if (w[1] && !strcmp(w[1], "hold")) {
+			char *end = NULL;
+			float h = w[2] ? strtof(w[2], &end) : 0;
+
+			if (w[2] && !strcmp(w[2], "off")) {
+				physics_hold(e, false, 0);
+			} else if (!end || *end || h < 0 || h > 2) {
+				err(e, slot, EINVAL, "usage: physics hold HEIGHT|off (m)");
+				return;
+			} else {
+				physics_hold(e, true, h);
+			}
+		} else if (w[1]) {
+			err(e, slot, EINVAL, "usage: physics [reset|push FX FY S|hold H|off]");
+			return;
+		}
+		physics_report(e, m, sizeof(m));
+		ok(e, slot, "%s", m);
 	} else if (!strcmp(w[0], "version")) {
 		if (!w[1] || (strcmp(w[1], "all") && num(w[1], 0, NB_BOARDS - 1, &a)) ||
 		    num(w[2], 0, 255, &b)) {

@@ -12,6 +12,8 @@
  *   misbehave.c  misbehaviours on demand
  *   record.c     the recording of command frames
  *   control.c    the control socket
+ *   physics.c    the physical body (--physics): MuJoCo, through naobodyd's
+ *                sim_physics.c
  *
  * Documentation/chestboard-emu.rst describes the behaviour.
  */
@@ -80,6 +82,7 @@ struct emu_opts {
 	const char *body_id;
 	const char *product_name;	/* the product string */
 	int bulk_packet;		/* the bulk endpoints' wMaxPacketSize */
+	const char *physics;		/* --physics MODEL, NULL: scripted body */
 };
 
 /*
@@ -176,8 +179,22 @@ enum emu_timer {
 	__T_MAX
 };
 
+/* What the physics cost (physics.c), for "physics" on the control socket. */
+struct emu_physics_stats {
+	uint64_t cycles;		/* steps of the model (physics.c's thread) */
+	uint64_t model_ns;		/* model time run */
+	uint64_t cpu_ns, cpu_max_ns;	/* the physics thread's CPU in it */
+	uint64_t wall_ns, wall_max_ns;	/* the clock's time in it */
+	uint64_t dt_max_ns;		/* the longest step run */
+	uint64_t clamped;		/* steps cut to PHYS_MAX_STEP */
+	uint64_t lag_ns;		/* clock time the model fell behind */
+	uint64_t superseded;		/* frames' targets never stepped with */
+};
+struct emu_physics;
+
 struct emu {
 	struct emu_opts opt;
+	struct emu_physics *phys;	/* --physics, NULL: none */
 	struct nb_gadget g;
 	bool created, bound, enabled;
 	bool quit;
@@ -297,5 +314,16 @@ void control_input(struct emu *e, int slot);
 void control_frames_arrived(struct emu *e);
 void control_timeouts(struct emu *e, uint64_t now);
 uint64_t control_next_deadline(struct emu *e);
+
+/* physics.c */
+int physics_open(struct emu *e, const char *model);
+void physics_close(struct emu *e);
+bool physics_on(const struct emu *e);
+void physics_sense(struct emu *e);
+void physics_cycle(struct emu *e, uint64_t rx_ns);
+int physics_report(struct emu *e, char *buf, size_t len);
+void physics_reset_stats(struct emu *e);
+int physics_push(struct emu *e, float fx, float fy, float seconds);
+int physics_hold(struct emu *e, bool on, float height);
 
 #endif

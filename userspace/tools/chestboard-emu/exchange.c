@@ -286,7 +286,9 @@ void exchange_frame(struct emu *e, const uint8_t *buf, size_t len)
 
 	/* The previous answer, if the host never read it, is stale now. */
 	exchange_drop_answer(e);
-	body_step(&e->body, seq, e->opt.follow);
+	/* --physics: the model's joints, not the scripted follow */
+	physics_sense(e);
+	body_step(&e->body, seq, e->opt.follow && !physics_on(e));
 
 	e->cycle_misb = (uint8_t)misb_pick(e);
 	rec->misbehaviour = e->cycle_misb;
@@ -337,6 +339,8 @@ void exchange_frame(struct emu *e, const uint8_t *buf, size_t len)
 
 	control_frames_arrived(e);
 	ep0_frame_arrived(e);
+	/* the answer is out: its targets to the physics thread (physics.c) */
+	physics_cycle(e, rec->rx_ns);
 }
 
 /* The IN transfer of frame seq's answer completed with res. */

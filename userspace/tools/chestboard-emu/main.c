@@ -47,6 +47,9 @@ static const char usage[] =
 "      --record N          command frames kept for 'frames' (default 8192)\n"
 "      --all-boards        every board sends its data without a start command\n"
 "      --no-follow         joints don't follow their targets\n"
+"      --physics MODEL     the body from the MuJoCo model (nao6.xml): joints,\n"
+"                          inertial unit, FSRs and currents (needs a build\n"
+"                          with libmujoco-dev and libmujoco at run time)\n"
 "      --iso               also describe the real board's unused isochronous\n"
 "                          endpoints (not on dummy_hcd: it has none)\n"
 "      --ready-fd FD       write \"ready\\n\" to FD once the host configured it\n"
@@ -60,7 +63,7 @@ static const char usage[] =
 "\n"
 "Control: one request per line on the socket, e.g. with socat:\n"
 "  echo 'set gyroscope 2 300' | socat - UNIX-CONNECT:" NB_EMU_SOCKET "\n"
-"Requests: hello status stats set get wave touch drain follow version bootloader id\n"
+"Requests: hello status stats set get wave touch drain follow physics version bootloader id\n"
 "misbehave frames raw wait reset disconnect connect storm quit help.\n"
 "Misbehaviours: bad_crc bad_table msgs256 overlong short no_zlp stall_in\n"
 "stall_out stall_ack nak silence wrong_ack disconnect no_prefs no_version.\n"
@@ -193,7 +196,7 @@ static int number(const char *s, long lo, long hi, long *v)
 }
 
 enum { O_CHEST_VERSION = 256, O_BOARD_VERSION, O_BODY_ID, O_ACK_WAIT,
-       O_IN_SIZE, O_RECORD, O_ALL_BOARDS, O_NO_FOLLOW, O_ISO, O_READY_FD,
+       O_IN_SIZE, O_RECORD, O_ALL_BOARDS, O_NO_FOLLOW, O_PHYSICS, O_ISO, O_READY_FD,
        O_MISBEHAVE, O_PRODUCT_STRING, O_BULK_PACKET, O_VERSION };
 
 /* --misbehave NAME:CYCLES[:ARG], as the control socket's misbehave request. */
@@ -234,6 +237,7 @@ static int options(struct emu *e, int argc, char **argv)
 		{ "record", required_argument, NULL, O_RECORD },
 		{ "all-boards", no_argument, NULL, O_ALL_BOARDS },
 		{ "no-follow", no_argument, NULL, O_NO_FOLLOW },
+		{ "physics", required_argument, NULL, O_PHYSICS },
 		{ "iso", no_argument, NULL, O_ISO },
 		{ "ready-fd", required_argument, NULL, O_READY_FD },
 		{ "misbehave", required_argument, NULL, O_MISBEHAVE },
@@ -312,6 +316,9 @@ static int options(struct emu *e, int argc, char **argv)
 		case O_NO_FOLLOW:
 			o->follow = 0;
 			break;
+		case O_PHYSICS:
+			o->physics = optarg;
+			break;
 		case O_ISO:
 			o->iso = 1;
 			break;
@@ -378,6 +385,11 @@ static int start(struct emu *e)
 	}
 	boards_standing_body(&e->boards, &e->body.base);
 	body_init(&e->body);
+	if (e->opt.physics) {
+		err = physics_open(e, e->opt.physics);
+		if (err)
+			return err;
+	}
 	e->reconnect_ms = 1000;
 
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -474,6 +486,7 @@ int main(int argc, char **argv)
 	usb_teardown(e);
 	control_teardown(e);
 	record_free(&e->rec);
+	physics_close(e);
 	if (err)
 		fprintf(stderr, "chestboard-emu: failed to start: %s\n", strerror(-err));
 	return err ? 1 : 0;
