@@ -48,4 +48,13 @@ chestboard_emu_physics_VM_TIMEOUT := 400
 chestboard_emu_physics_VM_FILES := $(addprefix selftests/chestboard-emu/, physics_vm.sh \
 	physics_vm_test.py) $(addprefix selftests/naobodyd/, vm_env.sh nbtest.py api_test.py) \
 	userspace/sim/nao6/nao6.xml
+# make bench: the same script's measuring half (the model's cost in the
+# guest, the driver's exchange beside it and on the scripted body).
+VM_BENCH_SUITES += chestboard_emu_physics_bench
+chestboard_emu_physics_bench_VM_TIER := stock
+chestboard_emu_physics_bench_VM_PROGS := physics_vm_bench.sh
+chestboard_emu_physics_bench_VM_KMODS := $(chestboard_emu_physics_VM_KMODS)
+chestboard_emu_physics_bench_VM_TIMEOUT := 400
+chestboard_emu_physics_bench_VM_FILES := $(chestboard_emu_physics_VM_FILES) \
+	selftests/chestboard-emu/physics_vm_bench.sh
 endif
