@@ -82,7 +82,6 @@ struct walk {
 	float from[2][3], to[2][3];	/* the feet's offsets, step start and end */
 	float forward;			/* this step's D */
 	float v[3];			/* wanted */
-	float ik_error;
 };
 
 struct walk *walk_create(void)
@@ -103,7 +102,8 @@ void walk_destroy(struct walk *w)
 	free(w);
 }
 
-void walk_stand_pose(const struct walk *w, float pose[NJ])
+/* The stand pose's legs into pose. */
+static void walk_stand_pose(const struct walk *w, float pose[NJ])
 {
 	memcpy(&pose[LEG_FIRST], &w->stand[LEG_FIRST], LEG_JOINTS * sizeof(float));
 }
@@ -313,7 +313,7 @@ bool walk_update(struct walk *w, float dt, const float gyro[3], float q[NJ], flo
 		if (f != w->support)
 			want[f].z += wp.lift_m * (0.5f - 0.5f * cosf(2.0f * (float)M_PI * u));
 	}
-	w->ik_error = leg_ik(want, w->q);
+	leg_ik(want, w->q);
 	memcpy(&q[LEG_FIRST], &w->q[LEG_FIRST], LEG_JOINTS * sizeof(float));
 	/* Balance: the support ankle leans against the torso's rotation. */
 	if (gyro) {

@@ -26,13 +26,7 @@ struct walk;
 struct walk *walk_create(void);
 void walk_destroy(struct walk *w);
 
-/*
- * The joints of standing still, feet together: the walk starts from and
- * ends in them. The legs of pose (LoLA's order; the rest is left alone).
- */
-void walk_stand_pose(const struct walk *w, float pose[NAOBODY_JOINTS]);
-
-/* Begin stepping from standing (the stand pose's legs). */
+/* Begin stepping from standing (Stand's legs, poses.h: it ends in them too). */
 void walk_start(struct walk *w);
 
 /*
@@ -49,8 +43,9 @@ void walk_stop(struct walk *w);
  * One cycle of dt seconds: the legs' joints into q (the rest of q is left
  * alone), the torso's motion since the last call into moved (x, y in the
  * last cycle's torso frame, m; the turn, rad). gyro is the torso's
- * gyroscope (rad/s), for the balance's feedback. False when the robot is
- * standing still again, feet together (q then holds the stand pose).
+ * gyroscope (rad/s), for the balance's feedback, or NULL for none. False
+ * when the robot is standing still again, feet together (q then holds the
+ * stand pose).
  */
 bool walk_update(struct walk *w, float dt, const float gyro[3],
 		 float q[NAOBODY_JOINTS], float moved[3]);
