@@ -12,6 +12,8 @@ capture_reader_test_LDLIBS := $(CAPTURE_LDLIBS)
 
 # verify must find a layout it was not told: selftests/capture/*.layout
 HOST_TESTS += $(srctree)/selftests/capture/verify_test.sh
+# naobodyd --robot-motions: walking on the real body only on such a verdict
+HOST_TESTS += $(srctree)/selftests/capture/robot_motions_test.sh
 # naocap's refusals, against a sysfs tree of its own
 HOST_TESTS += $(srctree)/selftests/capture/naocap_test.sh
 

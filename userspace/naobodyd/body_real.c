@@ -22,6 +22,8 @@
 #include "head_bus.h"
 #include "log.h"
 #include "naobodyd.h"
+#include "nb_codec.h"
+#include "robot_motions.h"
 
 struct real {
 	struct body b;
@@ -132,8 +134,20 @@ struct body *body_real_create(const struct config *cfg)
 {
 	char id[NAOBODY_CHEST_ID_LEN + 1];
 	const struct nb_calibration *cal;
+	bool walks = false;
 	struct real *r;
 
+	/* Before the device: an option it cannot honour stops it at once. */
+	if (cfg->robot_motions) {
+		char why[512];
+
+		if (robot_motions_check(cfg->robot_motions, nb_layout_id(), why, sizeof(why))) {
+			log_err("--robot-motions: %s; naobodyd does not start with walking it cannot allow",
+				why);
+			return NULL;
+		}
+		walks = true;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
@@ -157,12 +171,16 @@ struct body *body_real_create(const struct config *cfg)
 	r->b.ops = &real_ops;
 	r->b.info.simulated = false;
 	/*
-	 * Walking and getting up stay off: they were only ever checked on the
-	 * physical model, never with the chest board's layout verified on a
-	 * robot (Documentation/naobodyd.rst, "Walking").
+	 * Walking stays off unless a verdict on a capture of a robot confirms
+	 * the layout it needs (robot_motions.h): it was only ever checked on
+	 * the physical model. Getting up stays off: there is no get-up motion
+	 * that works on the model yet (Documentation/naobodyd.rst, "Walking").
 	 */
-	r->b.info.can_walk = false;
 	r->b.info.can_stand_up = false;
+	r->b.info.can_walk = walks;
+	if (walks)
+		log_warn("walking is on: %s confirms the layout %08x this naobodyd was built with",
+			 cfg->robot_motions, nb_layout_id());
 	/* The eyes, ears and skull are on the head; where is not known (body.h). */
 	r->b.info.head_leds = false;
 	r->b.info.period_ns = nb_info(r->d)->period_ns;

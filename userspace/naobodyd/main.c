@@ -75,6 +75,11 @@ static void usage(FILE *f)
 "      --allow-uncalibrated stiffen the body even while its calibration (the\n"
 "                           preference block) is not read: only for a body\n"
 "                           whose block is known to be broken\n"
+"      --robot-motions VERDICT\n"
+"                           let the real body walk: VERDICT is naoctl verify\n"
+"                           -V's verdict on a capture of this robot, and must\n"
+"                           confirm the layout walking needs (naobodyd(8));\n"
+"                           without it the real body never walks\n"
 "      --body-id ID         the body id Hello and LoLA report (20 characters)\n"
 "      --head-id ID         the head id Hello and LoLA report (20 characters)\n"
 "      --head-id-file FILE  where the head keeps its id (default on the real\n"
@@ -162,7 +167,7 @@ static bool parse_port(const char *s, uint16_t *port)
 
 enum {
 	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_PHYSICS, OPT_SIM_MODEL, OPT_SIM_BATTERY, OPT_SIM_UNCALIBRATED,
-	OPT_ALLOW_UNCALIBRATED, OPT_BODY_ID, OPT_HEAD_ID, OPT_HEAD_ID_FILE, OPT_HEAD_BUS,
+	OPT_ALLOW_UNCALIBRATED, OPT_ROBOT_MOTIONS, OPT_BODY_ID, OPT_HEAD_ID, OPT_HEAD_ID_FILE, OPT_HEAD_BUS,
 	OPT_NO_HEAD_BUS,
 	OPT_ECHO, OPT_LOLA_MODE, OPT_NO_LOLA, OPT_NO_GUARD,
 	OPT_REST_PORT, OPT_REST_BIND, OPT_NO_REST, OPT_STATE_DIR, OPT_WWW, OPT_NO_WWW, OPT_SERIAL,
@@ -180,6 +185,7 @@ static const struct option options[] = {
 	{ "sim-battery", required_argument, NULL, OPT_SIM_BATTERY },
 	{ "sim-uncalibrated", required_argument, NULL, OPT_SIM_UNCALIBRATED },
 	{ "allow-uncalibrated", no_argument, NULL, OPT_ALLOW_UNCALIBRATED },
+	{ "robot-motions", required_argument, NULL, OPT_ROBOT_MOTIONS },
 	{ "body-id", required_argument, NULL, OPT_BODY_ID },
 	{ "head-id", required_argument, NULL, OPT_HEAD_ID },
 	{ "head-id-file", required_argument, NULL, OPT_HEAD_ID_FILE },
@@ -286,6 +292,11 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 			break;
 		case OPT_ALLOW_UNCALIBRATED:
 			cfg->allow_uncalibrated = true;
+			break;
+		case OPT_ROBOT_MOTIONS:
+			if (!*optarg)
+				return bad("--robot-motions", "naoctl verify's verdict file", optarg);
+			cfg->robot_motions = optarg;
 			break;
 		case OPT_BODY_ID:
 		case OPT_HEAD_ID:
@@ -459,6 +470,10 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	}
 	if (!cfg->sim && (cfg->sim_control || cfg->sim_script))
 		cfg->sim = true;	/* simulator options imply the simulator */
+	if (cfg->sim && cfg->robot_motions) {
+		fprintf(stderr, "naobodyd: --robot-motions is for the real body; the simulated one walks without it\n");
+		return 2;
+	}
 	/* The head's defaults are HULKs-OS's, on the real body only. */
 	if (!head_bus_given && !cfg->sim)
 		cfg->head_bus = HEAD_BUS_DEFAULT_PATH;

@@ -760,7 +760,13 @@ void motion_status(const struct motion *m, struct motion_status *st)
 		break;
 	case PH_MOVE:
 	case PH_HOLD:
-		st->motion = m->walking ? "Walk" : pose_name[m->goal];
+		if (m->walking)
+			st->motion = "Walk";
+		else if (!m->info.can_walk && (m->req.kind == MOTION_WALK_TO ||
+					       m->req.kind == MOTION_WALK_TOWARD))
+			st->motion = "WalkDisabled";	/* standing instead, and saying so */
+		else
+			st->motion = pose_name[m->goal];
 		break;
 	}
 }

@@ -59,6 +59,7 @@ struct config {
 	float sim_battery;
 	float sim_uncalibrated;		/* s the simulated body reports no calibration */
 	bool allow_uncalibrated;	/* stiffen a body without its calibration */
+	const char *robot_motions;	/* naoctl verify's verdict: the real body walks */
 	const char *guard_host;		/* where Stop sends the UDP stop; NULL: none */
 	uint16_t guard_port;
 	const char *body_id;		/* overrides */

@@ -454,6 +454,8 @@ struct nb_msg_layout {
 #define NB_ANY			0xff
 
 const struct nb_field *nb_field(unsigned int index);
+/* Userspace only (nb_msg_emu.c): the fingerprint of the whole layout */
+u32 nb_layout_id(void);
 const struct nb_msg_layout *nb_msg_layout(unsigned int type);
 int nb_msg_len(unsigned int type, unsigned int board);
 

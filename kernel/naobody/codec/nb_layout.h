@@ -22,6 +22,14 @@
 #ifndef _NB_LAYOUT_H
 #define _NB_LAYOUT_H
 
+/*
+ * What nb_frame.c and the decoders decide in code rather than in the
+ * tables below (the byte orders, what the frame CRC covers, the length
+ * table's form). Raise it with any such change: it is part of
+ * nb_layout_id(), so a verdict on the old code no longer matches.
+ */
+#define NB_LAYOUT_CODE_REVISION	1
+
 /* Byte 0 of a message: its kind (spec, inferred from the traffic) */
 #define NB_KIND_REQUEST		0x00
 #define NB_KIND_COMMAND		0x01

@@ -449,3 +449,75 @@ void nb_handshake_encode(const struct naobody_board *board, u8 *answer)
 	answer[NB_HS_HW_REVISION] = board->hw_revision;
 	answer[NB_HS_BOARD_TYPE] = board->board_type;
 }
+
+/*
+ * The layout id hashes values, never raw structs: padding and the names'
+ * pointers differ between the module and userspace, the values do not.
+ */
+static u32 nb_id_bytes(u32 crc, const void *p, size_t n)
+{
+	return nb_crc32(crc, p, n);
+}
+
+/* Counted here: the codec calls nothing of libc's but mem*() (stack_test.py). */
+static u32 nb_id_str(u32 crc, const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return nb_id_bytes(crc, s, n + 1);
+}
+
+static u32 nb_id_s32(u32 crc, s32 v)
+{
+	u8 b[4] = { (u8)(v >> 24), (u8)(v >> 16), (u8)(v >> 8), (u8)v };
+
+	return nb_id_bytes(crc, b, sizeof(b));
+}
+
+/**
+ * nb_layout_id() - a fingerprint of every provisional number the codec uses
+ *
+ * The CRC-32 of the field, message and board tables and the chest mode
+ * codes (their values, in table order), and NB_LAYOUT_CODE_REVISION for
+ * what nb_frame.c and the decoders decide in code (the byte orders, what
+ * the frame CRC covers, the length table). naoctl verify writes it into its
+ * verdict, and naobodyd enables the motions that need a verified layout only
+ * when the verdict's id is its own
+ * (Documentation/capture.rst, "From a verdict to walking").
+ *
+ * Context: any.
+ * Return: the fingerprint; the same in the module and in userspace.
+ */
+u32 nb_layout_id(void)
+{
+	u32 crc = nb_id_s32(0, NB_LAYOUT_CODE_REVISION);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(nb_fields); i++) {
+		const struct nb_field *f = &nb_fields[i];
+		u8 b[5] = { f->msg, f->offset, f->width, f->flags, f->stride };
+
+		crc = nb_id_str(crc, f->name ? f->name : "");
+		crc = nb_id_bytes(crc, b, sizeof(b));
+		crc = nb_id_s32(crc, f->scale_num);
+		crc = nb_id_s32(crc, f->scale_den);
+	}
+	for (i = 0; i < ARRAY_SIZE(nb_layouts); i++) {
+		const struct nb_msg_layout *l = &nb_layouts[i];
+		u8 b[4] = { l->type, l->kind, l->bus, l->address };
+
+		crc = nb_id_bytes(crc, b, sizeof(b));
+		crc = nb_id_s32(crc, l->len);
+	}
+	for (i = 0; i < ARRAY_SIZE(nb_boards); i++) {
+		const struct nb_board_desc *bd = &nb_boards[i];
+		u8 b[10] = { bd->bus, bd->address, bd->kind, bd->start, bd->joints,
+			     bd->joint[0], bd->joint[1], bd->touch, bd->fsr, bd->len };
+
+		crc = nb_id_str(crc, bd->name ? bd->name : "");
+		crc = nb_id_bytes(crc, b, sizeof(b));
+	}
+	return nb_id_bytes(crc, nb_chest_mode_codes, sizeof(nb_chest_mode_codes));
+}

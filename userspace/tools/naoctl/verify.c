@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -245,6 +246,49 @@ int v_write_patch(const struct vctx *v, const char *header, const char *out)
 	return r;
 }
 
+/*
+ * The verdict naobodyd --robot-motions reads (robot_motions.c): the id of
+ * the layout these verdicts are on, then one line an entry. Written to a
+ * temporary file and renamed, so a half-written verdict never exists.
+ */
+static int write_verdict(const struct vctx *v, const char *archive, const char *out)
+{
+	static const char *const word[] = {
+		[V_CONFIRMED] = "confirmed",
+		[V_CONTRADICTED] = "contradicted",
+		[V_NOT_EXERCISED] = "not-exercised",
+	};
+	char tmp[PATH_MAX];
+	FILE *f;
+	int r = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "%s verify: %s: %s\n", naoctl_prog, out, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "%s verify: %s: %s\n", naoctl_prog, tmp, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "# naoctl verify's verdict on %s (Documentation/capture.rst)\n", archive);
+	fprintf(f, "# naobodyd --robot-motions reads it; edit nothing\n");
+	fprintf(f, "verdict 1\nlayout %08x\n", nb_layout_id());
+	for (unsigned int i = 0; i < v->ne; i++)
+		fprintf(f, "entry %s %s\n", v->e[i].name, word[v->e[i].verdict]);
+	if (ferror(f))
+		r = -EIO;
+	if (fclose(f) && !r)
+		r = -errno;
+	if (!r && rename(tmp, out))
+		r = -errno;
+	if (r) {
+		fprintf(stderr, "%s verify: %s: %s\n", naoctl_prog, out, strerror(-r));
+		unlink(tmp);
+	}
+	return r;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void usage(FILE *f)
@@ -257,6 +301,8 @@ static void usage(FILE *f)
 		"and the correction.\n\n"
 		"  -o FILE      write the layout the capture shows (a layout file)\n"
 		"  -p FILE      write the corrections as a patch to nb_layout.h\n"
+		"  -V FILE      write the verdict for naobodyd --robot-motions (the layout's\n"
+		"               id and every entry's verdict)\n"
 		"  -H HEADER    the nb_layout.h to patch (default kernel/naobody/codec/nb_layout.h)\n"
 		"  -D BUS:DEV   the chest board's USB address, if the capture doesn't tell\n"
 		"  -O           print the codec's own layout as a layout file and exit\n"
@@ -270,7 +316,7 @@ static void usage(FILE *f)
 
 int verify_main(int argc, char **argv)
 {
-	const char *layout_out = NULL, *patch = NULL, *header = "kernel/naobody/codec/nb_layout.h";
+	const char *layout_out = NULL, *patch = NULL, *verdict_out = NULL, *header = "kernel/naobody/codec/nb_layout.h";
 	uint32_t busdev = CAP_ANY_DEVICE;
 	static struct vctx v;
 	struct naoctl_capture nc;
@@ -279,10 +325,11 @@ int verify_main(int argc, char **argv)
 	int c, r = 0;
 
 	memset(&v, 0, sizeof(v));
-	while ((c = getopt(argc, argv, "o:p:H:D:Oqmh")) != -1) {
+	while ((c = getopt(argc, argv, "o:p:V:H:D:Oqmh")) != -1) {
 		switch (c) {
 		case 'o': layout_out = optarg; break;
 		case 'p': patch = optarg; break;
+		case 'V': verdict_out = optarg; break;
 		case 'H': header = optarg; break;
 		case 'D':
 			if (naoctl_parse_busdev(optarg, &busdev)) {
@@ -347,6 +394,8 @@ int verify_main(int argc, char **argv)
 		}
 	}
 	if (patch && v_write_patch(&v, header, patch))
+		r = 1;
+	if (verdict_out && write_verdict(&v, argv[optind], verdict_out))
 		r = 1;
 	for (unsigned int i = 0; i < v.ng; i++)
 		free(v.g[i].msg);
