@@ -85,7 +85,15 @@ const char *robot_motion(struct robot *r)
 /* A robot standing, stiff, in Stand: Wake and the keyframe done. */
 bool robot_up(struct robot *r)
 {
-	struct body_info info = { .simulated = true, .can_walk = true, .period_ns = CYCLE_NS };
+	struct body_info info = {
+		.simulated = true, .can_walk = true, .can_protect = true, .period_ns = CYCLE_NS,
+	};
+
+	return robot_up_as(r, &info);
+}
+
+bool robot_up_as(struct robot *r, const struct body_info *info)
+{
 	char path[512], err[512];
 
 	memset(r, 0, sizeof(*r));
@@ -95,7 +103,7 @@ bool robot_up(struct robot *r)
 		fprintf(stderr, "# %s\n", err);
 		return false;
 	}
-	r->m = motion_create(&info);
+	r->m = motion_create(info);
 	if (!r->m)
 		return false;
 	sim_physics_torso(r->p, r->start);

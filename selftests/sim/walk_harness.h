@@ -37,6 +37,8 @@ void model_path(char *out, size_t n);
 
 /* A robot standing, stiff, in Stand: Wake and the keyframe done. */
 bool robot_up(struct robot *r);
+/* The same on a body described by info (robot_up's: the simulated body's). */
+bool robot_up_as(struct robot *r, const struct body_info *info);
 void robot_down(struct robot *r);
 /* One body cycle: sense, the motion layer, the physics. */
 void robot_cycle(struct robot *r);

@@ -70,6 +70,7 @@ struct body_info {
 	bool simulated;
 	bool can_walk;			/* walk() moves it */
 	bool can_stand_up;		/* the get-up motions are safe on it */
+	bool can_protect;		/* the protective fall's poses are safe on it */
 	/*
 	 * It shows the eyes, ears and skull LEDs (LEye, REye, LEar, REar,
 	 * Skull). False on the real body: where they are on the head bus is

@@ -173,13 +173,17 @@ struct body *body_real_create(const struct config *cfg)
 	/*
 	 * Walking stays off unless a verdict on a capture of a robot confirms
 	 * the layout it needs (robot_motions.h): it was only ever checked on
-	 * the physical model. Getting up stays off: there is no get-up motion
-	 * that works on the model yet (Documentation/naobodyd.rst, "Walking").
+	 * the physical model, and so does the protective fall, which moves the
+	 * arms and legs as the body goes down (without it a falling robot's
+	 * joints just go soft). Getting up stays off: there is no get-up
+	 * motion that works on the model yet (Documentation/naobodyd.rst,
+	 * "Walking" and "Falls").
 	 */
 	r->b.info.can_stand_up = false;
 	r->b.info.can_walk = walks;
+	r->b.info.can_protect = walks;
 	if (walks)
-		log_warn("walking is on: %s confirms the layout %08x this naobodyd was built with",
+		log_warn("walking and the protective fall are on: %s confirms the layout %08x this naobodyd was built with",
 			 cfg->robot_motions, nb_layout_id());
 	/* The eyes, ears and skull are on the head; where is not known (body.h). */
 	r->b.info.head_leds = false;

@@ -469,6 +469,7 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 	s->b.info.simulated = true;
 	s->b.info.can_walk = true;
 	s->b.info.can_stand_up = true;
+	s->b.info.can_protect = true;
 	s->b.info.head_leds = true;	/* shown on its control socket (leds) */
 	s->b.info.period_ns = PERIOD_NS;
 	memcpy(s->pos, start_pose, sizeof(s->pos));

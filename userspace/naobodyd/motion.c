@@ -15,7 +15,8 @@
  *              from Stand, the walking engine (walk.h) moves the legs, and
  *              a keyframe asked for meanwhile waits until its steps end
  *   UNSTIFFEN  stiffness ramps down, then LIMP
- *   FALL       falling: soft joints until the body lies still
+ *   FALL       falling: the protective pose where the body allows it
+ *              (poses.h), else soft joints, until the body lies still
  *   GETUP_SIT  fallen, on a body that can get up: fold into the sit pose
  *   GETUP_WAIT wait for the torso to come upright, then stand
  */
@@ -71,6 +72,7 @@ static const float stiff_on[NJ] = {
 #define STIFFEN_NS	MS(500)
 #define UNSTIFFEN_NS	MS(500)
 #define FALL_SOFT_NS	MS(100)
+#define PROTECT_NS	MS(60)	/* into the protective pose: a fall lasts about 0.6 s */
 #define GETUP_WAIT_NS	MS(4000)
 #define LIE_STILL_NS	MS(500)	/* lying still this long before getting up */
 #define HEAD_SPEED	1.5f	/* rad/s */
@@ -297,6 +299,14 @@ static void start_unstiffen(struct motion *m)
 
 	segment(m, m->pos, zero, UNSTIFFEN_NS);
 	set_phase(m, PH_UNSTIFFEN);
+}
+
+/* Which way the torso goes: the larger of its tilts, and that tilt's sign. */
+static enum fall_way fall_way(const struct nb_sensors *s)
+{
+	if (fabsf(s->angles[0]) > fabsf(s->angles[1]))
+		return FALL_WAY_SIDE;
+	return s->angles[1] > 0.0f ? FALL_WAY_FRONT : FALL_WAY_BACK;
 }
 
 static void start_getup(struct motion *m, const struct nb_sensors *s)
@@ -642,15 +652,24 @@ void motion_update(struct motion *m, const struct body_frame *f,
 	if (m->fall_state == FALL_FALLING && m->phase != PH_LIMP &&
 	    m->phase != PH_FALL && m->phase != PH_GETUP_SIT && m->phase != PH_GETUP_WAIT &&
 	    max_stiffness(m->stiff) > 0.05f) {
-		float soft[NJ];
-
-		for (int j = 0; j < NJ; j++)
-			soft[j] = fminf(m->stiff[j], STIFF_FALLING);
 		memcpy(m->pos, s->position, sizeof(m->pos));
-		segment(m, m->pos, soft, FALL_SOFT_NS);
+		if (m->info.can_protect) {
+			enum fall_way way = fall_way(s);
+
+			segment(m, protect_poses[way], protect_stiffness[way], PROTECT_NS);
+			log_info("motion: falling %s: protective pose",
+				 way == FALL_WAY_FRONT ? "forwards" :
+				 way == FALL_WAY_BACK ? "backwards" : "sideways");
+		} else {
+			float soft[NJ];
+
+			for (int j = 0; j < NJ; j++)
+				soft[j] = fminf(m->stiff[j], STIFF_FALLING);
+			segment(m, m->pos, soft, FALL_SOFT_NS);
+			log_info("motion: falling: joints soft");
+		}
 		set_phase(m, PH_FALL);
 		m->fallen_since = 0;
-		log_info("motion: falling: joints soft");
 	}
 
 	switch (m->phase) {

@@ -86,6 +86,12 @@ UNIT_TESTS += sim_walk_test
 sim_walk_test_SRCS := $(srctree)/selftests/sim/walk_test.c $(SIM_WALK_SRCS)
 sim_walk_test_LIBS := nbdcodec
 sim_walk_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+# The protective fall on the physics: the head's impact with and without it
+# (selftests/sim/fall_test.c).
+UNIT_TESTS += sim_fall_test
+sim_fall_test_SRCS := $(srctree)/selftests/sim/fall_test.c $(SIM_WALK_SRCS)
+sim_fall_test_LIBS := nbdcodec
+sim_fall_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 # make bench: walking speeds, the turning rate and WalkTo at Fast, with
 # RoboCup anchors (selftests/sim/walk_bench.c).
 PROGRAMS += nb-walk-bench

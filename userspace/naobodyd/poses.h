@@ -13,4 +13,13 @@ enum pose { POSE_STAND, POSE_SIT, POSE_ARMS_UP, POSE_SQUAT, POSE_CURRENT };
 
 extern const float motion_poses[POSE_CURRENT][NAOBODY_JOINTS];
 
+/*
+ * The protective fall's poses (motion.c), by the way the robot falls, and
+ * the stiffness each joint holds them with until the body lies still.
+ */
+enum fall_way { FALL_WAY_FRONT, FALL_WAY_BACK, FALL_WAY_SIDE, FALL_WAYS };
+
+extern const float protect_poses[FALL_WAYS][NAOBODY_JOINTS];
+extern const float protect_stiffness[FALL_WAYS][NAOBODY_JOINTS];
+
 #endif

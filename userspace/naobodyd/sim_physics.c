@@ -36,6 +36,12 @@
 #define SETTLE_S	1.5	/* held in the start pose, at creation */
 #define GRAVITY		9.81
 
+/* The arms' shapes, whose touching the floor the protective fall wants. */
+static const char *const arm_geom_name[] = {
+	"LUpperArm", "LForeArm", "LHand", "RUpperArm", "RForeArm", "RHand",
+};
+#define ARM_GEOMS	6
+
 /* MuJoCo's functions, set by the first sim_physics_create(). */
 static const struct mujoco *mj;
 
@@ -78,6 +84,10 @@ struct sim_physics {
 	double kp[NJ], kd[NJ], max[NJ];
 	double reduction[NJ];	/* the model's actuator user[0] */
 	int torso, imu, foot_body[2], sole_geom[2], sole_site[2];
+	int head_body, head_geom, floor_geom, arm_geom[ARM_GEOMS];
+	bool head_on_floor;	/* in the last step */
+	float head_speed_before;	/* the head's speed before the last step, m/s */
+	struct sim_physics_impact impact;
 	double push[2];
 	int push_steps;
 	bool held;		/* lifted by the torso (sim_physics_hold) */
@@ -135,6 +145,58 @@ static void hold(struct sim_physics *p, double *f)
 	f[5] += -HOLD_KDR * v[2];
 }
 
+/* Near enough the floor to touch it within a step or two. */
+#define HEAD_NEAR_M	0.05
+
+/* The head's speed while it is near the floor: what a touch begins at. */
+static void head_before(struct sim_physics *p)
+{
+	const mjData *d = p->d;
+	mjtNum v[6];
+
+	if (d->geom_xpos[3 * p->head_geom + 2] - p->m->geom_rbound[p->head_geom] > HEAD_NEAR_M) {
+		p->head_speed_before = 0.0f;
+		return;
+	}
+	mj->mj_objectVelocity(p->m, d, mjOBJ_BODY, p->head_body, v, 0);
+	p->head_speed_before = (float)sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+}
+
+/* What a contact with the floor touches: its other geom, or -1. */
+static int on_floor(const struct sim_physics *p, const mjContact *con)
+{
+	if (con->geom1 == p->floor_geom)
+		return con->geom2;
+	if (con->geom2 == p->floor_geom)
+		return con->geom1;
+	return -1;
+}
+
+static void head_after(struct sim_physics *p)
+{
+	const mjData *d = p->d;
+	bool on = false;
+
+	for (int c = 0; c < d->ncon; c++) {
+		int g = on_floor(p, &d->contact[c]);
+
+		if (g < 0)
+			continue;
+		if (g == p->head_geom)
+			on = true;
+		for (int a = 0; a < ARM_GEOMS; a++)
+			if (g == p->arm_geom[a])
+				p->impact.arm_touched = true;
+	}
+	if (on && !p->head_on_floor) {
+		if (!p->impact.head_touched)
+			p->impact.arm_before_head = p->impact.arm_touched;
+		p->impact.head_touched = true;
+		p->impact.head_speed = fmaxf(p->impact.head_speed, p->head_speed_before);
+	}
+	p->head_on_floor = on;
+}
+
 static void step(struct sim_physics *p, const float target[NJ], const float stiffness[NJ])
 {
 	double *f = &p->d->xfrc_applied[6 * p->torso];
@@ -148,7 +210,9 @@ static void step(struct sim_physics *p, const float target[NJ], const float stif
 	if (p->held)
 		hold(p, f);
 	drive(p, target, stiffness);
+	head_before(p);
 	mj->mj_step(p->m, p->d);
+	head_after(p);
 }
 
 /*
@@ -272,6 +336,16 @@ void sim_physics_torque_reset(struct sim_physics *p)
 	p->worst_given_joint = p->worst_asked_joint = -1;
 }
 
+void sim_physics_impact(const struct sim_physics *p, struct sim_physics_impact *out)
+{
+	*out = p->impact;
+}
+
+void sim_physics_impact_reset(struct sim_physics *p)
+{
+	memset(&p->impact, 0, sizeof(p->impact));
+}
+
 float sim_physics_mass(const struct sim_physics *p)
 {
 	return (float)mj->mj_getTotalmass(p->m);
@@ -312,9 +386,23 @@ static int bind(struct sim_physics *p, char *err, size_t n)
 
 	p->torso = mj->mj_name2id(m, mjOBJ_BODY, "torso");
 	p->imu = mj->mj_name2id(m, mjOBJ_SITE, "imu");
+	p->head_body = mj->mj_name2id(m, mjOBJ_BODY, "Head");
+	p->head_geom = mj->mj_name2id(m, mjOBJ_GEOM, "head");
+	p->floor_geom = mj->mj_name2id(m, mjOBJ_GEOM, "floor");
 	if (p->torso < 0 || p->imu < 0 || m->nu < NJ) {
 		snprintf(err, n, "no torso body, imu site or 25 actuators");
 		return -1;
+	}
+	if (p->head_body < 0 || p->head_geom < 0 || p->floor_geom < 0) {
+		snprintf(err, n, "no Head body, head geom or floor geom");
+		return -1;
+	}
+	for (int a = 0; a < ARM_GEOMS; a++) {
+		p->arm_geom[a] = mj->mj_name2id(m, mjOBJ_GEOM, arm_geom_name[a]);
+		if (p->arm_geom[a] < 0) {
+			snprintf(err, n, "no %s geom", arm_geom_name[a]);
+			return -1;
+		}
 	}
 	for (int foot = 0; foot < 2; foot++) {
 		p->foot_body[foot] = mj->mj_name2id(m, mjOBJ_BODY, feet[foot]);
@@ -387,6 +475,7 @@ static void place(struct sim_physics *p, const float pose[NJ])
 	for (int i = 0; i < (int)(SETTLE_S / m->opt.timestep); i++)
 		step(p, pose, stiff);
 	sim_physics_torque_reset(p);
+	sim_physics_impact_reset(p);
 }
 
 /* MuJoCo's warnings go to the daemon's log, not to a file in its directory. */

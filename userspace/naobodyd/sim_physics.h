@@ -69,6 +69,22 @@ struct sim_physics_worst {
 void sim_physics_torque_ratio(const struct sim_physics *p, struct sim_physics_worst *w);
 void sim_physics_torque_reset(struct sim_physics *p);
 
+/*
+ * How the head met the floor since the last reset: whether it touched,
+ * the fastest it was going (m/s, the head's centre) in the step before a
+ * touch began, and whether an arm (upper arm, forearm or hand) had touched
+ * the floor before the head first did. The protective fall's measure
+ * (motion.c, selftests/sim/fall_test.c).
+ */
+struct sim_physics_impact {
+	bool head_touched;
+	float head_speed;
+	bool arm_touched;		/* an arm touched the floor, ever */
+	bool arm_before_head;		/* ... before the head's first touch */
+};
+void sim_physics_impact(const struct sim_physics *p, struct sim_physics_impact *out);
+void sim_physics_impact_reset(struct sim_physics *p);
+
 /* The model's total mass (kg). */
 float sim_physics_mass(const struct sim_physics *p);
 
