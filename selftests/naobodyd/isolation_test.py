@@ -12,6 +12,7 @@ counts the gaps between the daemon's writes (its control socket's
 import os
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -24,6 +25,20 @@ from nbtest import Client, Daemon, Tap, check, frame, note, wait_for  # noqa: E4
 
 tap = Tap()
 PERIOD = 0.012
+
+# Connects to 127.0.0.1:argv[1] as fast as it can, holding the last 32
+# connections, for at most 30 s (the test kills it sooner).
+RECONNECT_LOOP = """
+import socket, sys, time
+held, end = [], time.monotonic() + 30
+while time.monotonic() < end:
+    try:
+        held.append(socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1))
+    except OSError:
+        pass
+    if len(held) > 32:
+        held.pop(0).close()
+"""
 
 
 def status_kib(pid, key):
@@ -193,29 +208,22 @@ def idle_connections_never_lock_out():
         c = ready(d)
         c.state()
         check("evicted" in d.log(), "no eviction logged")
-        # An attacker reconnecting as fast as it can, from the same address.
-        stop = threading.Event()
-
-        def loop():
-            held = []
-            while not stop.is_set():
-                try:
-                    held.append(socket.create_connection(("127.0.0.1", d.port), 1))
-                except OSError:
-                    pass
-                if len(held) > 32:
-                    held.pop(0).close()
-            for s in held:
-                s.close()
-        t = threading.Thread(target=loop, daemon=True)
-        t.start()
+        # An attacker reconnecting as fast as it can, from the same address,
+        # in a process of its own, as an attacker is. As a thread of this
+        # one it took turns with the real client for Python's lock, which
+        # could hold the real Hello back after its connect until the daemon
+        # rightly evicted it as the oldest silent connection: the likely
+        # cause of one CI failure whose output was not kept.
+        attacker = subprocess.Popen([sys.executable, "-c", RECONNECT_LOOP, str(d.port)])
         try:
+            time.sleep(0.2)
+            check(attacker.poll() is None, "the reconnect loop did not start")
             for i in range(5):
                 c = ready(d, f"real {i}")
                 c.state()
         finally:
-            stop.set()
-            t.join(5)
+            attacker.kill()
+            attacker.wait(5)
         for s in idle:
             s.close()
 
