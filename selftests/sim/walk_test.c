@@ -9,8 +9,8 @@
  *   - WalkToward (1, 0) for 10 s keeps its heading within 10 degrees;
  *     (0.5, 0.5) draws a circle; Stand ends the walk within a step;
  *   - 100 WalkTo targets at random within 2 m and +-180 degrees (a fixed
- *     seed): at least 90 arrive within 10 cm and 10 degrees (the issue
- *     asks 95), none falls; the count and median time at Normal printed;
+ *     seed): at least 95 arrive within 10 cm and 10 degrees (the
+ *     issue's bar), none falls; the count and median time at Normal printed;
  *   - a client that goes quiet mid-walk (the watchdog's stages, at the
  *     watchdog's times): standing still within 0.5 s and a step, sitting
  *     within 3 s and the sit-down, not falling.
@@ -306,11 +306,12 @@ TEST_F_TIMEOUT(long_walk, walk_to_100_random_targets, 900)
 	       times[n / 2]);
 	EXPECT_EQ(0, falls);
 	/*
-	 * The issue asks 95; the engine makes 92 here (the misses: half turns
-	 * on the spot, the gyroscope's turn 3 % short; Documentation/
-	 * naobodyd.rst, "Walking"). Held to what it does, the figure printed.
+	 * The issue's bar. The engine makes 98 here since it backs to a target
+	 * behind instead of turning half a circle on the spot, where the
+	 * gyroscope's turn reads 3 % short (Documentation/naobodyd.rst,
+	 * "Walking"); the figure printed.
 	 */
-	EXPECT_GE(arrived, 90);
+	EXPECT_GE(arrived, 95);
 }
 
 TEST(a_quiet_client_mid_walk_stands_then_sits)
