@@ -17,13 +17,18 @@
  *   UNSTIFFEN  stiffness ramps down, then LIMP
  *   FALL       falling: the protective pose where the body allows it
  *              (poses.h), else soft joints, until the body lies still
- *   GETUP_SIT  fallen, on a body that can get up: fold into the sit pose
- *   GETUP_WAIT wait for the torso to come upright, then stand
+ *   GETUP_KEYS fallen, on a body that can get up: the get-up's keys
+ *              (getup.h; poses.c has them and says why), from the front
+ *              or, lying on the back, rolling over first
+ *   GETUP_SIT  fold into the sit pose
+ *   GETUP_WAIT wait for the torso to come upright, then stand; a get-up
+ *              that leaves it down tries again, GETUP_TRIES in all
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "getup.h"
 #include "joints.h"
 #include "log.h"
 #include "motion.h"
@@ -35,7 +40,7 @@
 
 enum phase {
 	PH_LIMP, PH_STIFFEN, PH_MOVE, PH_HOLD, PH_UNSTIFFEN, PH_FALL,
-	PH_GETUP_SIT, PH_GETUP_WAIT,
+	PH_GETUP_KEYS, PH_GETUP_SIT, PH_GETUP_WAIT,
 };
 
 
@@ -75,6 +80,9 @@ static const float stiff_on[NJ] = {
 #define PROTECT_NS	MS(60)	/* into the protective pose: a fall lasts about 0.6 s */
 #define GETUP_WAIT_NS	MS(4000)
 #define LIE_STILL_NS	MS(500)	/* lying still this long before getting up */
+#define GETUP_TRIES	3	/* get-ups in a row before it gives up, limp */
+#define GETUP_FACE_DOWN	0.8f	/* rad, pitch: the roll from the back is done */
+#define GETUP_SETTLED_RATE 0.5f	/* rad/s: upright, and turning slower, it sits */
 #define HEAD_SPEED	1.5f	/* rad/s */
 #define CAMERA_HEIGHT	0.5f	/* m, standing */
 #define WALK_DONE_M	0.02f
@@ -114,6 +122,9 @@ struct motion {
 	struct motion_req req;
 	bool req_from_client;		/* else the daemon chose it */
 	bool getup_front;
+	bool getup_rolled;		/* from the back, and now face down */
+	struct getup getup;
+	int getup_tries;		/* since the fall */
 	uint64_t fallen_since;
 	uint64_t phase_since;
 	uint64_t now;
@@ -318,12 +329,38 @@ static enum fall_way fall_way(const struct nb_sensors *s)
 	return s->angles[1] > 0.0f ? FALL_WAY_FRONT : FALL_WAY_BACK;
 }
 
+/* Face down or up, by the torso's pitch; the keys from the joints' positions. */
 static void start_getup(struct motion *m, const struct nb_sensors *s)
 {
 	m->getup_front = s->angles[1] > 0.0f;
+	m->getup_rolled = false;
+	m->getup_tries++;
 	memcpy(m->pos, s->position, sizeof(m->pos));
+	if (m->getup_front)
+		getup_start(&m->getup, getup_front, getup_front_keys, s->position, m->now);
+	else
+		getup_start(&m->getup, getup_back, getup_back_keys, s->position, m->now);
+	set_phase(m, PH_GETUP_KEYS);
+}
+
+/* The keys are done, or the torso came upright before: sit, then stand. */
+static void getup_sit(struct motion *m)
+{
 	start_move(m, POSE_SIT, PH_GETUP_WAIT);
 	set_phase(m, PH_GETUP_SIT);
+}
+
+/* Still down: again from where it lies, or, the tries spent, limp. */
+static void getup_failed(struct motion *m, const struct nb_sensors *s)
+{
+	if (m->getup_tries < GETUP_TRIES) {
+		log_warn("motion: could not get up; trying again");
+		start_getup(m, s);
+		return;
+	}
+	log_warn("motion: could not get up (%d tries); going limp", m->getup_tries);
+	m->power_on = false;
+	start_unstiffen(m);
 }
 
 static bool fallen(enum fall_state f)
@@ -345,6 +382,7 @@ static void do_wake(struct motion *m, const struct nb_sensors *s)
 			return;
 		}
 		m->power_on = true;
+		m->getup_tries = 0;
 		start_getup(m, s);
 		return;
 	}
@@ -363,6 +401,7 @@ static void do_rest(struct motion *m)
 	case PH_UNSTIFFEN:
 		return;
 	case PH_FALL:
+	case PH_GETUP_KEYS:
 	case PH_GETUP_SIT:
 	case PH_GETUP_WAIT:
 	case PH_STIFFEN:
@@ -609,7 +648,8 @@ void motion_update(struct motion *m, const struct body_frame *f,
 {
 	const struct nb_sensors *s = &f->s;
 	float dt = m->now ? (float)(f->time_ns - m->now) / 1e9f : 0.0f;
-	bool getting_up = m->phase == PH_GETUP_SIT || m->phase == PH_GETUP_WAIT;
+	bool getting_up = m->phase == PH_GETUP_KEYS || m->phase == PH_GETUP_SIT ||
+			  m->phase == PH_GETUP_WAIT;
 
 	m->now = f->time_ns;
 	if (dt < 0.0f || dt > 0.1f)
@@ -663,7 +703,7 @@ void motion_update(struct motion *m, const struct body_frame *f,
 
 	/* Falling always wins: soft joints, whatever was going on. */
 	if (m->fall_state == FALL_FALLING && m->phase != PH_LIMP &&
-	    m->phase != PH_FALL && m->phase != PH_GETUP_SIT && m->phase != PH_GETUP_WAIT &&
+	    m->phase != PH_FALL && !getting_up &&
 	    max_stiffness(m->stiff) > 0.05f) {
 		memcpy(m->pos, s->position, sizeof(m->pos));
 		if (m->info.can_protect) {
@@ -683,6 +723,7 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		}
 		set_phase(m, PH_FALL);
 		m->fallen_since = 0;
+		m->getup_tries = 0;
 	}
 
 	switch (m->phase) {
@@ -736,6 +777,35 @@ void motion_update(struct motion *m, const struct body_frame *f,
 				start_unstiffen(m);
 		}
 		break;
+	case PH_GETUP_KEYS:
+		/*
+		 * Upright and settled (the last key's roll onto the feet, or a
+		 * body that rights itself, the kinematic one, at any key): on
+		 * to the sit pose. Not while the torso swings: the roll onto
+		 * the feet passes upright on its way, and can carry on over the
+		 * heels.
+		 */
+		if (fall_tilt(s) < FALL_TILT_UPRIGHT &&
+		    hypotf(s->gyroscope[0], s->gyroscope[1]) < GETUP_SETTLED_RATE) {
+			getup_sit(m);
+		} else if (!getup_step(&m->getup, s, m->now, m->pos, m->stiff)) {
+			if (m->getup_front || m->getup_rolled) {
+				getup_sit(m);
+			} else if (s->angles[1] > GETUP_FACE_DOWN) {
+				/* Rolled over: on as from the front. */
+				m->getup_rolled = true;
+				getup_start(&m->getup, getup_front, getup_front_keys, m->pos,
+					    m->now);
+			} else {
+				/*
+				 * Still on the back: the sit pose, where a body that
+				 * rights itself (the kinematic one) does; on the
+				 * physics it stays down, and GETUP_WAIT tries again.
+				 */
+				getup_sit(m);
+			}
+		}
+		break;
 	case PH_GETUP_WAIT:
 		memcpy(m->pos, motion_poses[POSE_SIT], sizeof(m->pos));
 		memcpy(m->stiff, stiff_on, sizeof(m->stiff));
@@ -743,9 +813,7 @@ void motion_update(struct motion *m, const struct body_frame *f,
 			log_info("motion: up again");
 			start_move(m, req_pose(&m->req), PH_HOLD);
 		} else if (m->now - m->phase_since > GETUP_WAIT_NS) {
-			log_warn("motion: could not get up; going limp");
-			m->power_on = false;
-			start_unstiffen(m);
+			getup_failed(m, s);
 		}
 		break;
 	}
@@ -764,7 +832,7 @@ bool motion_limp(const struct motion *m)
 void motion_status(const struct motion *m, struct motion_status *st)
 {
 	st->fall = m->fall_state;
-	if (m->phase == PH_GETUP_SIT || m->phase == PH_GETUP_WAIT)
+	if (m->phase == PH_GETUP_KEYS || m->phase == PH_GETUP_SIT || m->phase == PH_GETUP_WAIT)
 		st->fall = FALL_STANDING_UP;
 	if (max_stiffness(m->stiff) < 0.05f)
 		st->primary = PRIMARY_UNSTIFF;
@@ -783,6 +851,7 @@ void motion_status(const struct motion *m, struct motion_status *st)
 	case PH_FALL:
 		st->motion = "FallProtection";
 		break;
+	case PH_GETUP_KEYS:
 	case PH_GETUP_SIT:
 	case PH_GETUP_WAIT:
 		st->motion = m->getup_front ? "StandUpFront" : "StandUpBack";

@@ -10,7 +10,7 @@ nbdcodec_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
 PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	main.c core.c loop.c api.c lola.c watchdog.c motion.c walk.c leg_kinematics.c poses.c fall.c leds.c head_bus.c \
+	main.c core.c loop.c api.c lola.c watchdog.c motion.c getup.c walk.c leg_kinematics.c poses.c fall.c leds.c head_bus.c \
 	body_sim.c body_real.c sim_control.c handoff.c rest.c rest_net.c rest_token.c \
 	rest_static.c rest_cmd.c rest_leds.c rest_boards.c head_audio.c rest_serial.c rest_serial_parse.c \
 	head_camera.c camera_jpeg.c robot_motions.c)
@@ -81,7 +81,7 @@ BENCHES += $(O)/bin/nb-physics-bench
 # real time (selftests/sim/walk_test.c); here for the same reason.
 SIM_WALK_SRCS := $(srctree)/selftests/sim/walk_harness.c \
 	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c poses.c \
-	motion.c walk.c leg_kinematics.c fall.c)
+	motion.c getup.c walk.c leg_kinematics.c fall.c)
 UNIT_TESTS += sim_walk_test
 sim_walk_test_SRCS := $(srctree)/selftests/sim/walk_test.c $(SIM_WALK_SRCS)
 sim_walk_test_LIBS := nbdcodec
@@ -92,6 +92,12 @@ UNIT_TESTS += sim_fall_test
 sim_fall_test_SRCS := $(srctree)/selftests/sim/fall_test.c $(SIM_WALK_SRCS)
 sim_fall_test_LIBS := nbdcodec
 sim_fall_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+# The get-up motions on the physics: 20 falls each way, the robot awake,
+# up again in Stand (selftests/sim/getup_test.c).
+UNIT_TESTS += sim_getup_test
+sim_getup_test_SRCS := $(srctree)/selftests/sim/getup_test.c $(SIM_WALK_SRCS)
+sim_getup_test_LIBS := nbdcodec
+sim_getup_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 # make bench: walking speeds, the turning rate and WalkTo at Fast, with
 # RoboCup anchors (selftests/sim/walk_bench.c).
 PROGRAMS += nb-walk-bench
