@@ -489,8 +489,6 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 			free(s);
 			return NULL;
 		}
-		/* Its get-up is the kinematic body's only: not on the physics. */
-		s->b.info.can_stand_up = false;
 		/* The joints the physics settled them in, not the pose asked. */
 		sim_physics_sense(s->phys, &s->ps);
 		memcpy(s->pos, s->ps.position, sizeof(s->pos));
