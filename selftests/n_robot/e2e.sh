@@ -147,15 +147,17 @@ fi
 start_emu cm5-emu -s 1 --drop-every 3 --flush-ms 100
 check "libcm5 recovers from lost requests (500 ms, flush, retry)" sh -c \
 	'for i in 1 2 3 4 5 6; do cm5ctl -d '"$work/tty"' --ldisc='"$link"' -t 300 ping 1 >/dev/null || exit 1; done'
-start_emu cm5-emu --bootloader
+start_emu cm5-emu --bootloader --button-ms $((1500 * ${NBVM_TIME_SCALE:-1}))
 head -c 1500 /dev/urandom >"$work/fw.bin"
-# The bootloader takes the image as ended after 300 ms without a byte, so
-# cm5ctl's pause between stages must outlast that by what a loaded machine
-# can stall a process: at 250 ms it always fails, and 400 ms (100 ms of
-# margin) is the likely cause of one unit-tier failure. The tool's
-# default, 1000 ms.
+# cm5ctl's pause between stages sits between two of the bootloader's: it
+# must outlast the 300 ms without a byte that ends an image (at 250 ms it
+# always fails; 400 ms, 100 ms of margin, is the likely cause of one
+# unit-tier failure), and end before START is pressed (--button-ms), since
+# cm5ctl then drops what came, and the image read back comes after START.
+# 700 ms, with START at 1500: 400 and 800 ms of margin, both scaled in a
+# slow VM.
 check "cm5ctl flash: banner, load, verify" sh -c \
-	'cm5ctl -d '"$work/tty"' --step-ms '$((1000 * ${NBVM_TIME_SCALE:-1}))' flash '"$work/fw.bin"' 2>'"$work/flash.err"' | grep -q "flashed and verified 1500 bytes" && grep -q "verifying" '"$work/flash.err"
+	'cm5ctl -d '"$work/tty"' --step-ms '$((700 * ${NBVM_TIME_SCALE:-1}))' flash '"$work/fw.bin"' 2>'"$work/flash.err"' | grep -q "flashed and verified 1500 bytes" && grep -q "verifying" '"$work/flash.err"
 stop_emu
 
 # ---- PAROL6 -------------------------------------------------------------
