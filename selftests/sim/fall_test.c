@@ -27,7 +27,6 @@
 #include "../../userspace/naobodyd/poses.h"
 #include "walk_harness.h"
 
-#define PUSH_N		30.0f	/* the control socket's push (body_sim.c) */
 #define PUSH_S		0.2f
 #define FALL_WATCH_S	4.0f
 #define PROTECT_GAIN	0.7f	/* the pose's head speeds at most this of the soft falls' */

@@ -33,9 +33,9 @@ const float motion_poses[POSE_CURRENT][NAOBODY_JOINTS] = {
 /*
  * Provisional, chosen on the physical model (Documentation/naobodyd.rst,
  * "Falls"): the RoboCup teams' protective falls in outline, not their
- * numbers. Falling forwards, the arms reach ahead and a little out with
- * the elbows bent, so the forearms meet the floor before the face, and
- * the head tips back; the knees bend, so the body drops before it tips.
+ * numbers. Falling forwards, the arms reach ahead and a little out, the
+ * elbows nearly straight, so the arms meet the floor before the face, and
+ * the head tips back; the knees bend with the hips nearly straight.
  * Backwards, the chin goes to the chest and the body folds into the
  * crouch, so the seat lands first; the arms go down and back. Sideways,
  * the head tucks and the arms come in against the body. Hands closed.
@@ -44,17 +44,17 @@ const float motion_poses[POSE_CURRENT][NAOBODY_JOINTS] = {
 #define R_PROTECT_LEGS_BENT 0.0f, -0.40f, 1.60f, -0.80f, 0.0f
 #define PROTECT_LEGS_SIT 0.0f, 0.0f, -0.86f, 2.10f, -1.18f, 0.0f
 #define R_PROTECT_LEGS_SIT 0.0f, -0.86f, 2.10f, -1.18f, 0.0f
-#define PROTECT_LEGS_KNEEL 0.0f, 0.0f, -0.30f, 2.10f, -1.18f, 0.0f
-#define R_PROTECT_LEGS_KNEEL 0.0f, -0.30f, 2.10f, -1.18f, 0.0f
 #define PROTECT_LEGS_FOLD 0.0f, 0.0f, -1.50f, 2.10f, -1.18f, 0.0f
 #define R_PROTECT_LEGS_FOLD 0.0f, -1.50f, 2.10f, -1.18f, 0.0f
+/* Backwards; the get-up from the back starts from it too (getup_back[]). */
+#define PROTECT_BACK { 0.0f, 0.51f, 2.00f, 0.30f, -1.50f, -0.30f, 0.0f, \
+		       PROTECT_LEGS_FOLD, R_PROTECT_LEGS_FOLD, \
+		       2.00f, -0.30f, 1.50f, 0.30f, 0.0f, 0.0f, 0.0f }
 const float protect_poses[FALL_WAYS][NAOBODY_JOINTS] = {
 	[FALL_WAY_FRONT] = { 0.0f, -0.67f, 0.3f, 0.25f, -1.50f, -0.20f, 0.0f,
 			     PROTECT_LEGS_BENT, R_PROTECT_LEGS_BENT,
 			     0.3f, -0.25f, 1.50f, 0.20f, 0.0f, 0.0f, 0.0f },
-	[FALL_WAY_BACK] = { 0.0f, 0.51f, 2.00f, 0.30f, -1.50f, -0.30f, 0.0f,
-			    PROTECT_LEGS_FOLD, R_PROTECT_LEGS_FOLD,
-			    2.00f, -0.30f, 1.50f, 0.30f, 0.0f, 0.0f, 0.0f },
+	[FALL_WAY_BACK] = PROTECT_BACK,
 	[FALL_WAY_SIDE] = { 0.0f, 0.51f, 1.50f, 0.0f, -1.50f, -1.20f, 0.0f,
 			    PROTECT_LEGS_SIT, R_PROTECT_LEGS_SIT,
 			    1.50f, 0.0f, 1.50f, 1.20f, 0.0f, 0.0f, 0.0f },
@@ -160,10 +160,7 @@ const int getup_front_keys = sizeof(getup_front) / sizeof(getup_front[0]);
  */
 const struct getup_key getup_back[] = {
 	/* the backward protective pose, stiff */
-	{ { 0.0f, 0.51f, 2.00f, 0.30f, -1.50f, -0.30f, 0.0f,
-	    PROTECT_LEGS_FOLD, R_PROTECT_LEGS_FOLD,
-	    2.00f, -0.30f, 1.50f, 0.30f, 0.0f, 0.0f, 0.0f },
-	  0.6f, 1.0f, GETUP_STILL, GETUP_STIFF },
+	{ PROTECT_BACK, 0.6f, 1.0f, GETUP_STILL, GETUP_STIFF },
 	/* the roll: legs, arms and head to one side, and back */
 	{ ROLL_POSE(1.766f, 1.507f, 0.161f, -0.995f, 0.224f, -0.223f, 1.427f,
 		    -0.115f, 0.248f, -0.067f, 1.397f, 0.012f, 0.361f, 1.983f),

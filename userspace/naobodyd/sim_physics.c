@@ -40,7 +40,7 @@
 static const char *const arm_geom_name[] = {
 	"LUpperArm", "LForeArm", "LHand", "RUpperArm", "RForeArm", "RHand",
 };
-#define ARM_GEOMS	6
+#define ARM_GEOMS	(int)(sizeof(arm_geom_name) / sizeof(arm_geom_name[0]))
 
 /* MuJoCo's functions, set by the first sim_physics_create(). */
 static const struct mujoco *mj;
