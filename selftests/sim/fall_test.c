@@ -167,4 +167,34 @@ TEST(falling_sideways_is_no_worse_for_the_head)
 	check_way(_metadata, FALL_WAY_SIDE, 1.0f, false);
 }
 
+/*
+ * A robot being put to rest (here Rest's sit-down) that falls is not
+ * stiffened again by the protective pose: its stiffness only goes down.
+ */
+TEST(falling_while_put_to_rest_only_softens)
+{
+	struct robot r;
+	float last[NAOBODY_JOINTS] = { 0.0f }, rose = 0.0f;
+	bool fell = false;
+
+	ASSERT_TRUE(robot_up(&r));
+	motion_power(r.m, POWER_REST, r.f.time_ns);
+	robot_run(&r, 0.1f);
+	sim_physics_push(r.p, -40.0f, 0.0f, PUSH_S);
+	for (float t = 0.0f; t < FALL_WATCH_S; t += CYCLE_S) {
+		robot_cycle(&r);
+		for (int j = 0; fell && j < NAOBODY_JOINTS; j++)
+			rose = fmaxf(rose, r.stiffness[j] - last[j]);
+		if (!strcmp(robot_motion(&r), "FallProtection"))
+			fell = true;
+		memcpy(last, r.stiffness, sizeof(last));
+	}
+	TH_LOG("put to rest, pushed: %s; a joint's stiffness rose by at most %.2f in a cycle after",
+	       fell ? "fell" : "did not fall", rose);
+	ASSERT_TRUE(fell);
+	EXPECT_LE(rose, 0.0f);
+	EXPECT_STREQ("Unstiff", robot_motion(&r));
+	robot_down(&r);
+}
+
 TEST_HARNESS_MAIN

@@ -62,6 +62,7 @@ void robot_cycle(struct robot *r)
 	o[1] += (s * walk[0] + c * walk[1]) * CYCLE_S;
 	o[2] += walk_yaw_rate(r->f.s.angles, r->f.s.gyroscope) * CYCLE_S;
 	sim_physics_cycle(r->p, CYCLE_S, out.position, out.stiffness);
+	memcpy(r->stiffness, out.stiffness, sizeof(r->stiffness));
 	motion_status(r->m, &st);
 	if (st.fall == FALL_FALLING || st.fall == FALL_FALLEN)
 		r->fell = true;

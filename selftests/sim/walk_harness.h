@@ -28,6 +28,7 @@ struct robot {
 	float start[4];		/* the torso in the world at the start */
 	bool fell;
 	int cycles;
+	float stiffness[NAOBODY_JOINTS];	/* what the last cycle commanded */
 };
 
 /* An angle within +-pi. */

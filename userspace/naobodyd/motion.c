@@ -706,7 +706,12 @@ void motion_update(struct motion *m, const struct body_frame *f,
 	    m->phase != PH_FALL && !getting_up &&
 	    max_stiffness(m->stiff) > 0.05f) {
 		memcpy(m->pos, s->position, sizeof(m->pos));
-		if (m->info.can_protect) {
+		/*
+		 * Only for a robot its client wants awake: one being put to
+		 * rest (Rest, the watchdog's sit, a lost controller) never
+		 * stiffens again, it only goes softer.
+		 */
+		if (m->info.can_protect && m->power_on) {
 			enum fall_way way = fall_way(s);
 
 			segment(m, protect_poses[way], protect_stiffness[way], PROTECT_NS);
