@@ -9,6 +9,9 @@
  *   - 100 WalkTo targets at random within 2 m and +-180 degrees at Fast:
  *     how many arrive within 10 cm and 10 degrees, how many fall, the
  *     median time (walk_test holds Normal's to its bar);
+ *   - getting up: 20 pushes each way (getup_test's, from the same seeds),
+ *     how many end standing, the median time from the push to Stand, and
+ *     the worst torque the position errors asked (above 1: saturated);
  *   - the CPU a walking cycle costs here (the motion layer, the engine and
  *     the physics), as a ratio to the 12 ms it simulates.
  *
@@ -46,6 +49,31 @@ struct gait_figure {
 };
 
 /* WalkToward (x, y) at speed: the torso's rates over MEASURE_S. */
+/* GETUP_TRIALS pushes one way, getup_test's; printed. */
+static void getups(bool front)
+{
+	unsigned int seed = GETUP_SEED + (front ? 0 : 1);
+	float times[GETUP_TRIALS], asked = 0.0f;
+	int up = 0, fell = 0;
+
+	for (int i = 0; i < GETUP_TRIALS; i++) {
+		struct getup_result res;
+		float force, angle;
+
+		getup_push(&seed, &force, &angle);
+		getup_trial(front, force, angle, &res);
+		fell += res.down;
+		if (res.up)
+			times[up++] = res.seconds;
+		asked = fmaxf(asked, res.worst.asked);
+	}
+	qsort(times, up, sizeof(times[0]), float_order);
+	printf("get-up, %d pushes %s (25 to 45 N): %d fell, %d stood up again (%.0f %%); "
+	       "median %.1f s from the push to Stand; worst torque asked %.1f times a motor's "
+	       "maximum\n", GETUP_TRIALS, front ? "forwards" : "backwards", fell, up,
+	       100.0 * up / GETUP_TRIALS, up ? times[up / 2] : 0.0f, asked);
+}
+
 static bool measure(float x, float y, enum walk_speed speed, struct gait_figure *g)
 {
 	struct robot r;
@@ -75,13 +103,6 @@ static bool measure(float x, float y, enum walk_speed speed, struct gait_figure 
 	g->fell = r.fell;
 	robot_down(&r);
 	return true;
-}
-
-static int by_value(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-
-	return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -133,9 +154,11 @@ int main(int argc, char **argv)
 		falls += res.fell;
 		arrived += walk_to_arrived(&res);
 	}
-	qsort(times, n, sizeof(*times), by_value);
+	qsort(times, n, sizeof(*times), float_order);
 	printf("walk, WalkTo at Fast, %d targets within 2 m and +-180 deg: %d arrived within "
 	       "10 cm and 10 deg, %d fell; median %.1f s\n", n, arrived, falls, times[n / 2]);
+	getups(true);
+	getups(false);
 	printf("walk, CPU a walking cycle: at most %.3f ms of the 12 ms, ratio %.3f to real time\n",
 	       worst_cpu * 1e3, worst_cpu / CYCLE_S);
 	printf("anchors (B-Human's configured limits on a real NAO): forward 0.25 m/s "

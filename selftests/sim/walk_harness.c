@@ -19,6 +19,13 @@ float angle_wrap(float a)
 	return remainderf(a, 2.0f * (float)M_PI);
 }
 
+int float_order(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
 void model_path(char *out, size_t n)
 {
 	char here[] = __FILE__;
@@ -184,4 +191,69 @@ void walk_to_target(unsigned int *seed, float *x, float *y, float *turn)
 	*turn = (rand_r(seed) / (float)RAND_MAX * 2.0f - 1.0f) * (float)M_PI;
 	*x = d * cosf(dir);
 	*y = d * sinf(dir);
+}
+
+static enum fall_state fall_now(struct robot *r)
+{
+	struct motion_status st;
+
+	motion_status(r->m, &st);
+	return st.fall;
+}
+
+void getup_trial(bool front, float force, float angle, struct getup_result *res)
+{
+	struct body_info info = {
+		.simulated = true, .can_walk = true, .can_protect = true,
+		.can_stand_up = true, .period_ns = CYCLE_NS,
+	};
+	float dir = front ? 1.0f : -1.0f, t = 0.0f, torso[4];
+	struct sim_physics_sense ps;
+	struct robot r;
+	bool getting_up = false;
+
+	memset(res, 0, sizeof(*res));
+	if (!robot_up_as(&r, &info))
+		return;
+	sim_physics_push(r.p, dir * force * cosf(angle), force * sinf(angle), GETUP_PUSH_S);
+	for (; t < GETUP_LIMIT_S; t += CYCLE_S) {
+		const char *motion;
+
+		robot_cycle(&r);
+		sim_physics_torso(r.p, torso);
+		if (torso[2] < FALLEN_M)
+			res->down = true;
+		motion = robot_motion(&r);
+		if (!getting_up && !strncmp(motion, "StandUp", 7)) {
+			getting_up = true;
+			sim_physics_torque_reset(r.p);
+		}
+		if (getting_up && !strcmp(motion, "Stand") && fall_now(&r) == FALL_UPRIGHT)
+			break;
+	}
+	res->seconds = t;
+	if (t < GETUP_LIMIT_S) {
+		res->up = true;
+		for (float h = 0.0f; h < GETUP_HOLD_S; h += CYCLE_S) {
+			enum fall_state f;
+
+			robot_cycle(&r);
+			f = fall_now(&r);
+			if (f == FALL_FALLING || f == FALL_FALLEN)
+				res->up = false;
+		}
+		sim_physics_sense(r.p, &ps);
+		if (ps.torso_height < GETUP_STAND_M ||
+		    hypotf(ps.angles[0], ps.angles[1]) > GETUP_UPRIGHT_RAD ||
+		    strcmp(robot_motion(&r), "Stand"))
+			res->up = false;
+	}
+	sim_physics_torque_ratio(r.p, &res->worst);
+	robot_down(&r);
+}
+
+void getup_push(unsigned int *seed, float *force, float *angle)
+{
+	*force = 25.0f + 20.0f * rand_r(seed) / (float)RAND_MAX;
+	*angle = (40.0f * rand_r(seed) / (float)RAND_MAX - 20.0f) * DEG;
 }

@@ -33,6 +33,8 @@ struct robot {
 
 /* An angle within +-pi. */
 float angle_wrap(float a);
+/* qsort()'s order of floats, for medians. */
+int float_order(const void *a, const void *b);
 /* The model beside this source, as model_test.c finds it. */
 void model_path(char *out, size_t n);
 
@@ -66,5 +68,31 @@ void walk_to_trial(float x, float y, float turn, enum walk_speed speed,
 bool walk_to_arrived(const struct walk_to_result *res);
 /* The next random target within 2 m and +-180 degrees. */
 void walk_to_target(unsigned int *seed, float *x, float *y, float *turn);
+
+/*
+ * One fall and get-up: a push topples the standing, awake robot forwards
+ * (front) or backwards, force N for GETUP_PUSH_S, angle rad aside; it takes
+ * its protective fall, lies still and gets up by itself. Up: State's motion
+ * back to Stand within GETUP_LIMIT_S of the push, and still standing
+ * GETUP_HOLD_S later (the torso above GETUP_STAND_M and tilted less than
+ * GETUP_UPRIGHT_RAD, by the physics).
+ */
+#define GETUP_PUSH_S		0.2f
+#define GETUP_LIMIT_S		45.0f	/* from the push to Stand */
+#define GETUP_HOLD_S		2.0f	/* standing, after */
+#define GETUP_STAND_M		0.28f
+#define GETUP_UPRIGHT_RAD	0.35f
+struct getup_result {
+	bool down;		/* the push toppled it: the torso below FALLEN_M */
+	bool up;		/* in Stand in time, and still standing after */
+	float seconds;		/* from the push to Stand */
+	struct sim_physics_worst worst;	/* from the get-up's start */
+};
+void getup_trial(bool front, float force, float angle, struct getup_result *res);
+/* The 20 falls each way, from these seeds (+1 backwards). */
+#define GETUP_TRIALS		20
+#define GETUP_SEED		20260531u
+/* The next push: 25 to 45 N, up to 20 degrees aside. */
+void getup_push(unsigned int *seed, float *force, float *angle);
 
 #endif

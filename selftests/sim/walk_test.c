@@ -263,13 +263,6 @@ TEST(a_keyframe_waits_for_the_feet_and_a_later_request_overtakes_it)
 	robot_down(&r);
 }
 
-static int by_value(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The harness's default is 30 s a test; the walks take longer. */
 FIXTURE(long_walk) {};
 FIXTURE_SETUP(long_walk) {}
@@ -300,7 +293,7 @@ TEST_F_TIMEOUT(long_walk, walk_to_100_random_targets, 900)
 			       res.at[0], res.at[1], res.at[2] / DEG, res.odometry[0],
 			       res.odometry[1], res.odometry[2] / DEG);
 	}
-	qsort(times, n, sizeof(times[0]), by_value);
+	qsort(times, n, sizeof(times[0]), float_order);
 	TH_LOG("%d of %d arrived within 10 cm and 10 deg, %d fell; worst %.3f m, %.1f deg; "
 	       "median time at Normal %.1f s", arrived, n, falls, worst_d, worst_a / DEG,
 	       times[n / 2]);

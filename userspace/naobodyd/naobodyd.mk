@@ -98,8 +98,8 @@ UNIT_TESTS += sim_getup_test
 sim_getup_test_SRCS := $(srctree)/selftests/sim/getup_test.c $(SIM_WALK_SRCS)
 sim_getup_test_LIBS := nbdcodec
 sim_getup_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
-# make bench: walking speeds, the turning rate and WalkTo at Fast, with
-# RoboCup anchors (selftests/sim/walk_bench.c).
+# make bench: walking speeds, the turning rate, WalkTo at Fast and the
+# get-ups' rates, with RoboCup anchors (selftests/sim/walk_bench.c).
 PROGRAMS += nb-walk-bench
 nb-walk-bench_SRCS := $(srctree)/selftests/sim/walk_bench.c $(SIM_WALK_SRCS)
 nb-walk-bench_LIBS := nbdcodec
