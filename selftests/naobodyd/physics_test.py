@@ -336,6 +336,8 @@ def obstacle_seen_and_touched():
         reply = control_reply(d, "sonar 0.5 0.5")
         check(reply.startswith("error:") and "obstacle" in reply,
               f"scripted sonar on the physics: {reply!r}")
+        reply = control_reply(d, "obstacle nan 0")
+        check(reply.startswith("error:"), f"obstacle nan 0: {reply!r}")
         p = physics(d)
         # Ahead-left, in the start frame; the torso has moved a little standing up.
         d.control("obstacle 0.80 0.45")

@@ -645,8 +645,8 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 		sim_physics_obstacle(s->phys, false, 0.0f, 0.0f);
 		snprintf(out, n, "ok");
 	} else if (!strcmp(cmd, "obstacle") && argc == 3 && sscanf(a, "%f", &x) == 1 &&
-		   sscanf(b, "%f", &y) == 1 && s->phys) {
-		/* The post's axis, m, in the frame the robot started in. */
+		   sscanf(b, "%f", &y) == 1 && isfinite(x) && isfinite(y) && s->phys) {
+		/* The post's axis, m, in the frame the robot started in; "nan" would break the model. */
 		sim_physics_obstacle(s->phys, true, x, y);
 		snprintf(out, n, "ok");
 	} else if (!strcmp(cmd, "physics") && argc == 2 && !strcmp(a, "reset") && s->phys) {
