@@ -312,6 +312,53 @@ def feet_carry_the_weight():
              f"lifted 10 cm: {fsr_total(lifted):.4f} kg")
 
 
+def control_reply(d, line):
+    """A control command's reply as it is, "error: ..." included."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.settimeout(5)
+        s.connect(d.control_path)
+        s.send(line.encode())
+        return s.recv(512).decode()
+
+
+SONAR_NOTHING = 2.55	# m, sim_physics.h
+POST_R = 0.10		# m, the model's obstacle
+
+
+@tap.test
+def obstacle_seen_and_touched():
+    """Sonar and touch: the post ahead-left on State's left sonar only; scripted sonar refused; the head still scripted"""
+    with physical() as d:
+        c = awake(d)
+        s = states(c.heartbeat_for(0.3))[-1]
+        check(all(abs(v - SONAR_NOTHING) < 1e-3 for v in s["sonar"].values()),
+              f"nothing placed, the sonars read {s['sonar']}")
+        reply = control_reply(d, "sonar 0.5 0.5")
+        check(reply.startswith("error:") and "obstacle" in reply,
+              f"scripted sonar on the physics: {reply!r}")
+        reply = control_reply(d, "obstacle nan 0")
+        check(reply.startswith("error:"), f"obstacle nan 0: {reply!r}")
+        p = physics(d)
+        # Ahead-left, in the start frame; the torso has moved a little standing up.
+        d.control("obstacle 0.80 0.45")
+        c.until(lambda s: s["sonar"]["left"] < 2.0, 1 + LATE, "the left sonar seeing the post")
+        s = states(c.heartbeat_for(0.3))[-1]
+        want = math.hypot(0.80 - p["torso_x"], 0.45 - p["torso_y"]) - POST_R
+        check(abs(s["sonar"]["left"] - want) < 0.1,
+              f"left sonar {s['sonar']['left']:.3f} m, the post's surface about {want:.3f} m")
+        check(abs(s["sonar"]["right"] - SONAR_NOTHING) < 1e-3,
+              f"the right sonar sees the post ahead-left: {s['sonar']['right']:.3f} m")
+        check(not any(s["touch"].values()), f"touched standing still: {s['touch']}")
+        d.control("touch head_front 1")
+        s = c.until(lambda s: s["touch"]["head_front"], 1 + LATE, "the scripted head touch")
+        d.control("touch head_front 0")
+        d.control("obstacle off")
+        s = c.until(lambda s: s["sonar"]["left"] > 2.5 and not s["touch"]["head_front"],
+                    1 + LATE, "the post gone, the head released")
+        note(f"post at 0.80, 0.45 m: left sonar {want:.3f} m expected (torso at "
+             f"{p['torso_x']:.3f}, {p['torso_y']:.3f})")
+
+
 def torso_moved(p0, p1):
     """The physics' torso from p0 to p1, in p0's frame: forward, left, turn."""
     dx, dy = p1["torso_x"] - p0["torso_x"], p1["torso_y"] - p0["torso_y"]

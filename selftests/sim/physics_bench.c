@@ -6,10 +6,12 @@
  * sim_physics_sense(), the daemon's calls, through MuJoCo loaded at run
  * time as the daemon loads it) over the 12 ms it simulates.
  *
- * Three phases, because contacts are what costs: standing still in Stand
+ * Four phases, because contacts are what costs: standing still in Stand
  * (two soles on the floor), going from Stand to Squat and back (the legs
  * working), and falling limp after a push and lying (the whole body on the
- * floor). Each prints the per-cycle CPU's median, 99th percentile and
+ * floor); and standing with the model's obstacle in both sonars'
+ * reach, so that their rays are cast (elsewhere it is parked and they are
+ * not). Each prints the per-cycle CPU's median, 99th percentile and
  * maximum, and its mean as a ratio to the cycle (1.0: a core spends all
  * its time on the physics; the body loop has the rest of the 12 ms).
  * Figures only, measured in one run: nothing passes or fails on time.
@@ -50,12 +52,13 @@ static void blend(float *out, const float *a, const float *b, float t)
 		out[j] = a[j] + (b[j] - a[j]) * t;
 }
 
-enum phase { STANDING, SQUATTING, FALLEN, PHASES };
+enum phase { STANDING, SQUATTING, FALLEN, SONAR, PHASES };
 
 static const char *const phase_names[PHASES] = {
 	[STANDING] = "standing still (Stand)",
 	[SQUATTING] = "Stand to Squat and back, 2 s each way",
 	[FALLEN] = "pushed, limp, falling and lying",
+	[SONAR] = "standing, the obstacle 1 m ahead (both sonars cast their rays)",
 };
 
 static void phase_targets(enum phase ph, int cycle, float *target, float *stiff)
@@ -64,6 +67,7 @@ static void phase_targets(enum phase ph, int cycle, float *target, float *stiff)
 
 	switch (ph) {
 	case STANDING:
+	case SONAR:
 		memcpy(target, motion_poses[POSE_STAND], sizeof(float) * NAOBODY_JOINTS);
 		break;
 	case SQUATTING: {
@@ -118,6 +122,9 @@ int main(int argc, char **argv)
 		}
 		if (ph == FALLEN)
 			sim_physics_push(p, 30.0f, 0.0f, 0.1f);
+		/* Elsewhere it is parked, out of reach: no ray is cast. */
+		if (ph == SONAR)
+			sim_physics_obstacle(p, true, 1.0f, 0.0f);
 		for (int c = 0; c < cycles; c++) {
 			double t0;
 

@@ -19,8 +19,12 @@
  * With --sim-physics the joints, the torso, the inertial unit, the feet's
  * pressure sensors and the currents come from the MuJoCo model instead
  * (sim_physics.c): each cycle steps it with the targets and stiffnesses
- * written, as the boards would drive the motors. The rest (battery,
- * temperatures from the currents, sonar, touch, odometry) stays as above.
+ * written, as the boards would drive the motors. So do the sonars (rays at
+ * the model's obstacle, which "obstacle" places; "sonar" is refused) and
+ * the feet's bumpers and hands' pads (contacts), ORed with the scripted
+ * touches, which still press the head's and the chest's (a person's) and
+ * can force the others. The rest (battery, temperatures from the
+ * currents, odometry) stays as above.
  */
 #include <errno.h>
 #include <math.h>
@@ -327,10 +331,10 @@ static void sense(struct sim *s, struct body_frame *f, float current)
 			o->foot[foot].weight += o->fsr[foot * 4 + i];
 	}
 
-	o->sonar[0] = s->sonar[0];
-	o->sonar[1] = s->sonar[1];
+	o->sonar[0] = s->phys ? s->ps.sonar[0] : s->sonar[0];
+	o->sonar[1] = s->phys ? s->ps.sonar[1] : s->sonar[1];
 	for (int t = 0; t < NAOBODY_TOUCHES; t++)
-		o->touch[t] = (s->touch >> t) & 1 ? 1.0f : 0.0f;
+		o->touch[t] = ((s->touch | (s->phys ? s->ps.touch : 0)) >> t) & 1 ? 1.0f : 0.0f;
 	for (int j = 0; j < NJ; j++) {
 		float t = 2.0f * floorf(s->temp[j] / 2.0f);	/* steps of 2 C */
 
@@ -578,6 +582,9 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 	} else if (!strcmp(cmd, "charger") && argc == 2 && (!strcmp(a, "0") || !strcmp(a, "1"))) {
 		s->charger = a[0] == '1';
 		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "sonar") && s->phys) {
+		snprintf(out, n, "error: sonar: the physical body's sonars see its obstacle "
+			 "(obstacle X Y|off)");
 	} else if (!strcmp(cmd, "sonar") && argc == 3 && sscanf(a, "%f", &x) == 1 &&
 		   sscanf(b, "%f", &y) == 1 && x >= 0.0f && y >= 0.0f) {
 		s->sonar[0] = x;
@@ -634,6 +641,14 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 		/* Picked up by the torso, 10 cm up, or let go. */
 		sim_physics_hold(s->phys, a[0] == '1', 0.10f);
 		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "obstacle") && argc == 2 && !strcmp(a, "off") && s->phys) {
+		sim_physics_obstacle(s->phys, false, 0.0f, 0.0f);
+		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "obstacle") && argc == 3 && sscanf(a, "%f", &x) == 1 &&
+		   sscanf(b, "%f", &y) == 1 && isfinite(x) && isfinite(y) && s->phys) {
+		/* The post's axis, m, in the frame the robot started in; "nan" would break the model. */
+		sim_physics_obstacle(s->phys, true, x, y);
+		snprintf(out, n, "ok");
 	} else if (!strcmp(cmd, "physics") && argc == 2 && !strcmp(a, "reset") && s->phys) {
 		sim_physics_torque_reset(s->phys);
 		snprintf(out, n, "ok");
@@ -666,6 +681,6 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 	} else {
 		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, "
 			 "sonar, temperature, rearm, status, leds, cycle; with --sim-physics: "
-			 "physics, lift");
+			 "physics, lift, obstacle");
 	}
 }

@@ -92,6 +92,12 @@ UNIT_TESTS += sim_fall_test
 sim_fall_test_SRCS := $(srctree)/selftests/sim/fall_test.c $(SIM_WALK_SRCS)
 sim_fall_test_LIBS := nbdcodec
 sim_fall_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+# The sonars, bumpers and hands' pads on the physics, against the model's
+# obstacle (selftests/sim/sense_test.c).
+UNIT_TESTS += sim_sense_test
+sim_sense_test_SRCS := $(srctree)/selftests/sim/sense_test.c $(SIM_WALK_SRCS)
+sim_sense_test_LIBS := nbdcodec
+sim_sense_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 # The get-up motions on the physics: 20 falls each way, the robot awake,
 # up again in Stand (selftests/sim/getup_test.c).
 UNIT_TESTS += sim_getup_test

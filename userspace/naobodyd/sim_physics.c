@@ -16,7 +16,9 @@
  *
  * The sensors are read from the physics the way the robot's are made: the
  * inertial unit at the model's "imu" site, the feet's pressure sensors from
- * the soles' contact forces, the motor currents from the motor torques.
+ * the soles' contact forces, the motor currents from the motor torques, the
+ * sonars from rays cast across their cones at the model's obstacles, the
+ * feet's bumpers and the hands' pads from where things touch them.
  *
  * MuJoCo is called through mj, the table sim_physics_dl.c loads at run
  * time: naobodyd is not linked with it (sim_physics_dl.h).
@@ -76,6 +78,47 @@ static const struct { float front, rear, left, right; } fsr_rect[2] = {
 	{ 0.07025f, -0.030f, 0.0231f, -0.0299f },	/* right foot */
 };
 
+/*
+ * The sonars: each a cone 60 degrees wide about its site's z axis (the
+ * model's LSonar and RSonar, Aldebaran's sonar page), sampled by rays in
+ * three rows, the axis's and 20 degrees either side of it, 5 degrees apart
+ * across each row within the cone. 5 degrees: the model's post (0.20 m
+ * across) still falls between two rays no further than 2.3 m away, near
+ * the sonars' reach. Provisional: a real sonar hears the first echo loud
+ * enough, which a smooth surface seen askew may never send back; the rays
+ * see every surface.
+ */
+#define SONAR_HALF_DEG	30
+#define SONAR_STEP_DEG	5
+#define SONAR_ROW_DEG	20
+/* The geom group the sonars see: the model's obstacles. */
+#define ECHO_GROUP	3
+#define MAX_ECHOES	8
+
+/*
+ * The feet's bumpers and the hands' pads, from the sensor frames of
+ * Aldebaran's generated NAO model (ros-naoqi/nao_robot,
+ * naoV50_generated_urdf/nao_sensors.xacro; nao6-model.rst's [7]): the
+ * bumpers at the toes, x 0.0876 m in the foot's frame, one each side of
+ * y 0.0025 (left foot; -0.0025 right); a contact ahead of the front
+ * pressure sensors (x 0.07) with anything but the floor presses the one on
+ * its side. Provisional: the real bumper is a lever across the toe, which
+ * the floor does not press; here the floor never does.
+ */
+#define BUMPER_X	0.07
+#define BUMPER_MID_Y	0.0025
+
+/* LoLA's touch bits each foot's and hand's sensors set (enum naobody_touch). */
+static const int bumper_bit[2][2] = {	/* [foot][left, right] */
+	{ NAOBODY_TOUCH_L_FOOT_LEFT, NAOBODY_TOUCH_L_FOOT_RIGHT },
+	{ NAOBODY_TOUCH_R_FOOT_LEFT, NAOBODY_TOUCH_R_FOOT_RIGHT },
+};
+
+static const int pad_bit[2][3] = {	/* [hand][back, left, right] */
+	{ NAOBODY_TOUCH_L_HAND_BACK, NAOBODY_TOUCH_L_HAND_LEFT, NAOBODY_TOUCH_L_HAND_RIGHT },
+	{ NAOBODY_TOUCH_R_HAND_BACK, NAOBODY_TOUCH_R_HAND_LEFT, NAOBODY_TOUCH_R_HAND_RIGHT },
+};
+
 struct sim_physics {
 	mjModel *m;
 	mjData *d;
@@ -85,6 +128,12 @@ struct sim_physics {
 	double reduction[NJ];	/* the model's actuator user[0] */
 	int torso, imu, foot_body[2], sole_geom[2], sole_site[2];
 	int head_body, head_geom, floor_geom, arm_geom[ARM_GEOMS];
+	int sonar_site[2], hand_geom[2];
+	int echo_geom[MAX_ECHOES], echoes;	/* the shapes in ECHO_GROUP */
+	int obstacle_mocap;	/* the "obstacle" body's mocap index; -1: none */
+	double obstacle_parked[3];	/* where the model puts it */
+	double start[3];	/* the torso at creation: x, y, yaw */
+	uint32_t touched;	/* touch bits set by the steps since the last sense */
 	bool head_on_floor;	/* in the last step */
 	float head_speed_before;	/* the head's speed before the last step, m/s */
 	struct sim_physics_impact impact;
@@ -197,6 +246,69 @@ static void head_after(struct sim_physics *p)
 	p->head_on_floor = on;
 }
 
+/* pos in body b's frame. */
+static void body_local(const struct sim_physics *p, int b, const double *pos, double out[3])
+{
+	const double *x = &p->d->xpos[3 * b];
+	const double *r = &p->d->xmat[9 * b];
+	double v[3] = { pos[0] - x[0], pos[1] - x[1], pos[2] - x[2] };
+
+	for (int i = 0; i < 3; i++)
+		out[i] = r[i] * v[0] + r[3 + i] * v[1] + r[6 + i] * v[2];
+}
+
+/*
+ * A hand's pad a contact presses: the back (the hand's +z, where the
+ * generated model's HandTouchBack frame is), the left (+y) or the right
+ * (-y) side, by which way the contact lies from the hand's axis; the palm
+ * (-z) has no pad. Provisional: the pads' extent is not published.
+ */
+static int hand_pad(const struct sim_physics *p, int hand, const double *pos)
+{
+	double l[3];
+
+	body_local(p, p->m->geom_bodyid[p->hand_geom[hand]], pos, l);
+	if (l[2] >= fabs(l[1]))
+		return 0;
+	if (-l[2] >= fabs(l[1]))
+		return -1;
+	return l[1] > 0.0 ? 1 : 2;
+}
+
+/*
+ * The touches this step's contacts make: a sole's front against anything
+ * but the floor (its bumper on that side), a hand against anything.
+ */
+static void touches(struct sim_physics *p)
+{
+	const mjData *d = p->d;
+
+	for (int c = 0; c < d->ncon; c++) {
+		const mjContact *con = &d->contact[c];
+		double l[3];
+
+		for (int i = 0; i < 2; i++) {
+			int other = con->geom1 == p->sole_geom[i] ? con->geom2 :
+				    con->geom2 == p->sole_geom[i] ? con->geom1 : -1;
+			int pad;
+
+			if (other >= 0 && other != p->floor_geom) {
+				body_local(p, p->foot_body[i], con->pos, l);
+				if (l[0] >= BUMPER_X) {
+					double mid = i ? -BUMPER_MID_Y : BUMPER_MID_Y;
+
+					p->touched |= 1U << bumper_bit[i][l[1] >= mid ? 0 : 1];
+				}
+			}
+			if (con->geom1 != p->hand_geom[i] && con->geom2 != p->hand_geom[i])
+				continue;
+			pad = hand_pad(p, i, con->pos);
+			if (pad >= 0)
+				p->touched |= 1U << pad_bit[i][pad];
+		}
+	}
+}
+
 static void step(struct sim_physics *p, const float target[NJ], const float stiffness[NJ])
 {
 	double *f = &p->d->xfrc_applied[6 * p->torso];
@@ -213,6 +325,7 @@ static void step(struct sim_physics *p, const float target[NJ], const float stif
 	head_before(p);
 	mj->mj_step(p->m, p->d);
 	head_after(p);
+	touches(p);
 }
 
 /*
@@ -253,6 +366,73 @@ static void foot_pressure(const struct sim_physics *p, int foot, const double *p
 	fsr[NAOBODY_FSR_FRONT_RIGHT] += (float)(kg * wf * (1.0 - wl));
 	fsr[NAOBODY_FSR_REAR_LEFT] += (float)(kg * (1.0 - wf) * wl);
 	fsr[NAOBODY_FSR_REAR_RIGHT] += (float)(kg * (1.0 - wf) * (1.0 - wl));
+}
+
+/*
+ * The nearest echo within a sonar's cone (m, from its site), clamped to the
+ * sonar's range; SIM_SONAR_NOTHING when nothing is in range. Each ray is
+ * met with the obstacles' shapes only (mju_rayGeom): mj_ray() would filter
+ * by group but always sees planes, and the floor is no echo. No ray is
+ * cast while no obstacle's bounding sphere comes within reach: the
+ * obstacle is mostly parked, and then a sonar costs a few distances.
+ */
+static float sonar(const struct sim_physics *p, int i)
+{
+	const mjModel *m = p->m;
+	const mjData *d = p->d;
+	const double *at = &d->site_xpos[3 * p->sonar_site[i]];
+	const double *r = &d->site_xmat[9 * p->sonar_site[i]];
+	const double *t = &d->xmat[9 * p->torso];
+	double axis[3] = { r[2], r[5], r[8] }, up[3] = { t[2], t[5], t[8] };
+	double across[3], over[3], len, nearest = INFINITY;
+	bool near = false;
+
+	for (int e = 0; e < p->echoes; e++) {
+		const double *g = &d->geom_xpos[3 * p->echo_geom[e]];
+		double dist = hypot(hypot(g[0] - at[0], g[1] - at[1]), g[2] - at[2]);
+
+		if (dist - m->geom_rbound[p->echo_geom[e]] <= SIM_SONAR_NOTHING)
+			near = true;
+	}
+	if (!near)
+		return SIM_SONAR_NOTHING;
+	/*
+	 * The rows level in the torso's frame: across is the torso's up
+	 * crossed with the axis (to the left), over the axis crossed with it.
+	 */
+	across[0] = up[1] * axis[2] - up[2] * axis[1];
+	across[1] = up[2] * axis[0] - up[0] * axis[2];
+	across[2] = up[0] * axis[1] - up[1] * axis[0];
+	len = sqrt(across[0] * across[0] + across[1] * across[1] + across[2] * across[2]);
+	for (int k = 0; k < 3; k++)
+		across[k] /= len;
+	over[0] = axis[1] * across[2] - axis[2] * across[1];
+	over[1] = axis[2] * across[0] - axis[0] * across[2];
+	over[2] = axis[0] * across[1] - axis[1] * across[0];
+	for (int row = -SONAR_ROW_DEG; row <= SONAR_ROW_DEG; row += SONAR_ROW_DEG) {
+		for (int az = -SONAR_HALF_DEG; az <= SONAR_HALF_DEG; az += SONAR_STEP_DEG) {
+			double a = az * M_PI / 180.0, b = row * M_PI / 180.0;
+			double along = cos(b) * cos(a), v[3], hit;
+
+			/* Within the cone: the ray's angle from the axis at most its half. */
+			if (along < cos(SONAR_HALF_DEG * M_PI / 180.0) - 1e-9)
+				continue;
+			for (int k = 0; k < 3; k++)
+				v[k] = along * axis[k] + cos(b) * sin(a) * across[k] +
+				       sin(b) * over[k];
+			for (int e = 0; e < p->echoes; e++) {
+				int g = p->echo_geom[e];
+
+				hit = mj->mju_rayGeom(&d->geom_xpos[3 * g], &d->geom_xmat[9 * g],
+						      &m->geom_size[3 * g], at, v, m->geom_type[g]);
+				if (hit >= 0.0 && hit < nearest)
+					nearest = hit;
+			}
+		}
+	}
+	if (!(nearest <= SIM_SONAR_NOTHING))
+		return SIM_SONAR_NOTHING;
+	return (float)fmax(nearest, SIM_SONAR_MIN);
 }
 
 void sim_physics_sense(struct sim_physics *p, struct sim_physics_sense *o)
@@ -303,6 +483,30 @@ void sim_physics_sense(struct sim_physics *p, struct sim_physics_sense *o)
 				      &o->fsr[foot ? NAOBODY_FSR_RIGHT_FOOT : 0]);
 		}
 	}
+	/* Once a cycle, not a step: the sonars' cost is the rays. */
+	o->sonar[0] = sonar(p, 0);
+	o->sonar[1] = sonar(p, 1);
+	o->touch = p->touched;
+	p->touched = 0;
+}
+
+void sim_physics_obstacle(struct sim_physics *p, bool on, float x, float y)
+{
+	double c = cos(p->start[2]), s = sin(p->start[2]);
+	double *at;
+
+	if (p->obstacle_mocap < 0)
+		return;
+	at = &p->d->mocap_pos[3 * p->obstacle_mocap];
+	if (!on) {
+		memcpy(at, p->obstacle_parked, sizeof(p->obstacle_parked));
+	} else {
+		at[0] = p->start[0] + c * x - s * y;
+		at[1] = p->start[1] + s * x + c * y;
+		at[2] = 0.0;
+	}
+	/* Where the sonars and the next step see it. */
+	mj->mj_kinematics(p->m, p->d);
 }
 
 void sim_physics_push(struct sim_physics *p, float fx, float fy, float seconds)
@@ -383,6 +587,9 @@ static int bind(struct sim_physics *p, char *err, size_t n)
 	mjModel *m = p->m;
 	static const char *const feet[2] = { "LFoot", "RFoot" };
 	static const char *const soles[2] = { "LSole", "RSole" };
+	static const char *const sonars[2] = { "LSonar", "RSonar" };
+	static const char *const hands[2] = { "LHand", "RHand" };
+	int b;
 
 	p->torso = mj->mj_name2id(m, mjOBJ_BODY, "torso");
 	p->imu = mj->mj_name2id(m, mjOBJ_SITE, "imu");
@@ -403,6 +610,38 @@ static int bind(struct sim_physics *p, char *err, size_t n)
 			snprintf(err, n, "no %s geom", arm_geom_name[a]);
 			return -1;
 		}
+	}
+	for (int i = 0; i < 2; i++) {
+		p->sonar_site[i] = mj->mj_name2id(m, mjOBJ_SITE, sonars[i]);
+		p->hand_geom[i] = mj->mj_name2id(m, mjOBJ_GEOM, hands[i]);
+		if (p->sonar_site[i] < 0) {
+			snprintf(err, n, "no %s site", sonars[i]);
+			return -1;
+		}
+	}
+	p->echoes = 0;
+	for (int g = 0; g < m->ngeom; g++) {
+		if (m->geom_group[g] != ECHO_GROUP)
+			continue;
+		if (m->geom_type[g] == mjGEOM_PLANE || m->geom_type[g] == mjGEOM_HFIELD ||
+		    m->geom_type[g] == mjGEOM_MESH) {
+			snprintf(err, n, "an obstacle (geom group %d) not a primitive shape",
+				 ECHO_GROUP);
+			return -1;
+		}
+		if (p->echoes == MAX_ECHOES) {
+			snprintf(err, n, "more than %d shapes in geom group %d (obstacles)",
+				 MAX_ECHOES, ECHO_GROUP);
+			return -1;
+		}
+		p->echo_geom[p->echoes++] = g;
+	}
+	/* Optional: a model without one has nothing to place. */
+	p->obstacle_mocap = -1;
+	b = mj->mj_name2id(m, mjOBJ_BODY, "obstacle");
+	if (b >= 0 && m->body_mocapid[b] >= 0) {
+		p->obstacle_mocap = m->body_mocapid[b];
+		memcpy(p->obstacle_parked, &m->body_pos[3 * b], sizeof(p->obstacle_parked));
 	}
 	for (int foot = 0; foot < 2; foot++) {
 		p->foot_body[foot] = mj->mj_name2id(m, mjOBJ_BODY, feet[foot]);
@@ -465,8 +704,9 @@ static void place(struct sim_physics *p, const float pose[NJ])
 	d->qpos[m->jnt_qposadr[mj->mj_name2id(m, mjOBJ_JOINT, "RHipYawPitch")]] =
 		pose[NAOBODY_L_HIP_YAW_PITCH];
 	mj->mj_kinematics(m, d);
+	/* The robot's shapes: not the floor's, nor the obstacle's. */
 	for (int g = 0; g < m->ngeom; g++)
-		if (m->geom_bodyid[g] != 0)
+		if (m->body_rootid[m->geom_bodyid[g]] == p->torso)
 			lowest = fmin(lowest, d->geom_xpos[3 * g + 2] - m->geom_rbound[g]);
 	d->qpos[2] -= lowest;
 	/* Held in the pose while it settles, as the robot is put down. */
@@ -476,6 +716,10 @@ static void place(struct sim_physics *p, const float pose[NJ])
 		step(p, pose, stiff);
 	sim_physics_torque_reset(p);
 	sim_physics_impact_reset(p);
+	p->touched = 0;
+	p->start[0] = d->xpos[3 * p->torso];
+	p->start[1] = d->xpos[3 * p->torso + 1];
+	p->start[2] = atan2(d->xmat[9 * p->torso + 3], d->xmat[9 * p->torso]);
 }
 
 /* MuJoCo's warnings go to the daemon's log, not to a file in its directory. */

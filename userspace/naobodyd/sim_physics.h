@@ -3,14 +3,17 @@
  * naobodyd: the simulated body's physics (sim_physics.c), the MuJoCo model
  * of the NAO V6 (userspace/sim/nao6/nao6.xml) driven the way the NAO's
  * boards drive their motors. body_sim.c owns the cycle, the control socket
- * and what is still kinematic (battery, temperatures, sonar, touch); this
- * is the torso, the joints, the inertial unit and the feet.
+ * and what is still kinematic (battery, temperatures, the head's and the
+ * chest's touches, which a person presses); this is the torso, the joints,
+ * the inertial unit, the feet, the sonars (rays cast at an obstacle) and
+ * the bumpers and hands' touches (contacts).
  */
 #ifndef NAOBODYD_SIM_PHYSICS_H
 #define NAOBODYD_SIM_PHYSICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <naobody/body.h>
 
@@ -26,7 +29,24 @@ struct sim_physics_sense {
 	float angles[2];			/* torso roll, pitch (rad) */
 	float fsr[NAOBODY_FSRS];		/* kg */
 	float torso_height;			/* m, the torso frame above the floor */
+	/*
+	 * m, left and right: the nearest obstacle within each sonar's cone,
+	 * SIM_SONAR_MIN..SIM_SONAR_NOTHING; SIM_SONAR_NOTHING when none is
+	 * in range. Only obstacles echo (the model's geom group 3), not the
+	 * floor or the robot.
+	 */
+	float sonar[2];
+	/*
+	 * Bit i: LoLA's touch i (enum naobody_touch), for those the physics
+	 * sets: the feet's bumpers and the hands' pads, touched during the
+	 * cycle. Never the chest button or the head's pads.
+	 */
+	uint32_t touch;
 };
+
+/* The sonars' range: nearer reads the minimum, nothing in range the maximum. */
+#define SIM_SONAR_MIN		0.20f
+#define SIM_SONAR_NOTHING	2.55f
 
 /*
  * The model at path, its joints in pose (LoLA's order), settled on the
@@ -84,6 +104,13 @@ struct sim_physics_impact {
 };
 void sim_physics_impact(const struct sim_physics *p, struct sim_physics_impact *out);
 void sim_physics_impact_reset(struct sim_physics *p);
+
+/*
+ * The model's obstacle (a post 0.20 m across, 0.60 m tall) with its axis at
+ * x, y (m) in the robot's start frame (the torso's place and heading when
+ * it was created: x forward, y left); or (on false) parked out of reach.
+ */
+void sim_physics_obstacle(struct sim_physics *p, bool on, float x, float y);
 
 /* The model's total mass (kg). */
 float sim_physics_mass(const struct sim_physics *p);

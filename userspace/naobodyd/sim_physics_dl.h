@@ -19,7 +19,7 @@
 	X(mj_version) X(mj_loadXML) X(mj_deleteModel) X(mj_makeData) X(mj_deleteData) \
 	X(mj_resetData) X(mj_step) X(mj_forward) X(mj_kinematics) \
 	X(mj_rnePostConstraint) X(mj_objectVelocity) X(mj_objectAcceleration) \
-	X(mj_contactForce) X(mj_name2id) X(mj_getTotalmass)
+	X(mj_contactForce) X(mj_name2id) X(mj_getTotalmass) X(mju_rayGeom)
 
 struct mujoco {
 #define MUJOCO_POINTER(f) __typeof__(f) *f;

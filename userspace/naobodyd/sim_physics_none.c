@@ -48,6 +48,26 @@ void sim_physics_torque_reset(struct sim_physics *p)
 {
 }
 
+void sim_physics_impact(const struct sim_physics *p, struct sim_physics_impact *out)
+{
+}
+
+void sim_physics_impact_reset(struct sim_physics *p)
+{
+}
+
+void sim_physics_obstacle(struct sim_physics *p, bool on, float x, float y)
+{
+}
+
+void sim_physics_torso(const struct sim_physics *p, float out[4])
+{
+}
+
+void sim_physics_sole(const struct sim_physics *p, int foot, float out[4])
+{
+}
+
 float sim_physics_mass(const struct sim_physics *p)
 {
 	return 0.0f;
