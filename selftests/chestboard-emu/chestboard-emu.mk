@@ -12,6 +12,11 @@ chestboard_emu_VM_PROGS := emu_exchange_test emu_misbehave_test
 chestboard_emu_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 chestboard_emu_VM_TIMEOUT := 600
 
+# The host physics' messages (physics_wire.c), malformed ones included.
+UNIT_TESTS += emu_physics_wire_test
+emu_physics_wire_test_SRCS := $(srctree)/selftests/chestboard-emu/physics_wire_test.c \
+	$(srctree)/userspace/tools/chestboard-emu/physics_wire.c
+
 EMU_TEST_LIBS := nbemuctl nbgadget nbcodec naobody
 EMU_TEST_HOST := $(srctree)/selftests/chestboard-emu/host.c
 
