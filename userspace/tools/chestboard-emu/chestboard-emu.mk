@@ -30,4 +30,13 @@ chestboard-emu_LDLIBS += -lpthread $(shell echo 'char dlopen(void); int main(voi
 	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
 $(O)/obj/userspace/tools/chestboard-emu/physics.o $(O)/san/userspace/tools/chestboard-emu/physics.o: \
 	USER_CFLAGS += -DEMU_MUJOCO=1
+# The same model on the host, for an emulator in a VM too slow for it
+# (chestboard-emu --physics-host; physics_server.c).
+PROGRAMS += nb-physics-server
+MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/nb-physics-server.1
+nb-physics-server_SRCS := $(addprefix $(srctree)/userspace/tools/chestboard-emu/, \
+	physics_server.c physics_wire.c) \
+	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
+nb-physics-server_LIBS := nbdcodec
+nb-physics-server_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 endif

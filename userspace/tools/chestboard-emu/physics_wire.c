@@ -42,6 +42,7 @@ static const struct field reply_fields[] = {
 	REP(model_seconds, false),
 	REP(cpu_us, true),
 	REP(folded, true),
+	REP(mass, false),
 };
 
 #define TABLE(t)	{ t, sizeof(t) / sizeof(t[0]) }

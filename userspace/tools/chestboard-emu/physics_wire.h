@@ -66,6 +66,7 @@ struct physw_reply {
 	float model_seconds;			/* run for the requests taken */
 	uint32_t cpu_us;			/* the server's CPU for them */
 	uint32_t folded;			/* requests taken in this step */
+	float mass;				/* kg, the model's */
 };
 
 /* A decoded message: its header's type and seq, and one of the bodies. */
