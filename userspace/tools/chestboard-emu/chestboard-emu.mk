@@ -19,7 +19,8 @@ chestboard-emu-ctl_LIBS := nbemuctl nbgadget
 # naobodyd.mk finds it (its flags for sim_physics_dl.o are naobodyd.mk's:
 # the object is shared). Without libmujoco-dev, physics.c alone, and
 # --physics says the build has no MuJoCo.
-chestboard-emu_SRCS += $(srctree)/userspace/tools/chestboard-emu/physics.c
+chestboard-emu_SRCS += $(addprefix $(srctree)/userspace/tools/chestboard-emu/, physics.c \
+	physics_remote.c physics_wire.c)
 CHESTBOARD_EMU_MUJOCO_SO := $(shell $(CC) -print-file-name=libmujoco.so)
 CHESTBOARD_EMU_MUJOCO := $(if $(filter /%,$(CHESTBOARD_EMU_MUJOCO_SO)),$(shell $(or $(READELF),readelf) -d \
 	$(CHESTBOARD_EMU_MUJOCO_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'))
