@@ -59,7 +59,25 @@ VM_BENCH_SUITES += chestboard_emu_physics_bench
 chestboard_emu_physics_bench_VM_TIER := stock
 chestboard_emu_physics_bench_VM_PROGS := physics_vm_bench.sh
 chestboard_emu_physics_bench_VM_KMODS := $(chestboard_emu_physics_VM_KMODS)
-chestboard_emu_physics_bench_VM_TIMEOUT := 400
+chestboard_emu_physics_bench_VM_TIMEOUT := 600
 chestboard_emu_physics_bench_VM_FILES := $(chestboard_emu_physics_VM_FILES) \
 	selftests/chestboard-emu/physics_vm_bench.sh
+# The model on the host instead (chestboard-emu --physics-host): the VM
+# boots with a virtio serial port and nb-physics-server behind it (run.sh
+# --physics-host, so a boot of its own), virtio_console gives the port.
+VM_SUITES += chestboard_emu_physics_host
+chestboard_emu_physics_host_VM_TIER := stock
+chestboard_emu_physics_host_VM_ARGS := --physics-host
+chestboard_emu_physics_host_VM_PROGS := physics_host_vm.sh
+chestboard_emu_physics_host_VM_KMODS := $(chestboard_emu_physics_VM_KMODS) virtio_console
+chestboard_emu_physics_host_VM_TIMEOUT := 400
+chestboard_emu_physics_host_VM_FILES := $(chestboard_emu_physics_VM_FILES) \
+	selftests/chestboard-emu/physics_host_vm.sh
+# make bench: its round trip and real-time factor beside the in-guest
+# figures, in the bench's boot (which gets --physics-host from this).
+chestboard_emu_physics_bench_VM_ARGS := --physics-host
+chestboard_emu_physics_bench_VM_PROGS += physics_host_vm_bench.sh
+chestboard_emu_physics_bench_VM_KMODS += virtio_console
+chestboard_emu_physics_bench_VM_FILES += selftests/chestboard-emu/physics_host_vm.sh \
+	selftests/chestboard-emu/physics_host_vm_bench.sh
 endif
