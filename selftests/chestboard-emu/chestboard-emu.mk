@@ -66,6 +66,8 @@ chestboard_emu_physics_bench_VM_FILES := $(chestboard_emu_physics_VM_FILES) \
 # boots with a virtio serial port and nb-physics-server behind it (run.sh
 # --physics-host, so a boot of its own), virtio_console gives the port.
 VM_SUITES += chestboard_emu_physics_host
+# ... and nb-physics-server alone on the host, malformed input included.
+HOST_TESTS += $(srctree)/selftests/chestboard-emu/physics_server_test.py
 chestboard_emu_physics_host_VM_TIER := stock
 chestboard_emu_physics_host_VM_ARGS := --physics-host
 chestboard_emu_physics_host_VM_PROGS := physics_host_vm.sh
