@@ -241,7 +241,7 @@ def host_lies_held_pushed():
 
 @tap.test(sim=False, real=True)
 def host_keeps_real_time():
-    """--physics-host: the host's model keeps the clock's time beside the driver's exchange; its round trip"""
+    """--physics-host: the model keeps the clock's time beside the driver's exchange; its round trip"""
     emu = EmuBody.shared().emu
     wait_connected(emu)
     physics(emu, "reset")
