@@ -386,14 +386,17 @@ vm_env = VM_SUITES="$(strip $(1))" \
 	VM_KMODS="$(sort $(foreach s,$(1),$($(s)_VM_KMODS)))" \
 	VM_FILES="$(strip $(foreach s,$(1),$(addprefix $(s)=,$($(s)_VM_FILES))))"
 # A suite with <suite>_VM_ALONE := 1 gets a VM of its own (it suspends the
-# system, after which the host's root on virtio-9p is gone). vm_runs boots
+# system, after which the host's root on virtio-9p is gone), and so does one
+# with <suite>_VM_ARGS (run.sh options its machine needs, such as
+# --physics-host: the other suites' machine stays as it was). vm_runs boots
 # one VM for the others, then one per such suite, named <name>-<suite>, and
 # fails if any run failed: $(call vm_runs,suites,name,run.sh arguments).
+vm_alone = $(or $($(1)_VM_ALONE),$($(1)_VM_ARGS))
 vm_runs = rc=0; \
-	$(call vm_env,$(foreach s,$(1),$(if $($(s)_VM_ALONE),,$(s)))) \
+	$(call vm_env,$(foreach s,$(1),$(if $(call vm_alone,$(s)),,$(s)))) \
 		$(srctree)/scripts/vm/run.sh --test $(3) --name $(2) || rc=1; \
-	$(foreach s,$(1),$(if $($(s)_VM_ALONE),$(call vm_env,$(s)) \
-		$(srctree)/scripts/vm/run.sh --test $(3) --name $(2)-$(s) || rc=1;)) \
+	$(foreach s,$(1),$(if $(call vm_alone,$(s)),$(call vm_env,$(s)) \
+		$(srctree)/scripts/vm/run.sh --test $(3) $($(s)_VM_ARGS) --name $(2)-$(s) || rc=1;)) \
 	exit $$rc
 
 vm-test: modules userspace vm-programs
@@ -411,7 +414,8 @@ demo:
 # Benchmarks: BENCHES run on the host; VM_BENCH_SUITES are VM suites (defined
 # like VM_SUITES) that run only here, in a VM boot of their own.
 bench: all unit-tests vm-programs rt-modules
-	$(Q)VM_BENCH_SUITES="$(VM_BENCH_SUITES)" RT_BENCH_SUITES="naobody_bench head_load_bench" \
+	$(Q)VM_BENCH_SUITES="$(VM_BENCH_SUITES)" \
+		VM_BENCH_ARGS="$(sort $(foreach s,$(VM_BENCH_SUITES),$($(s)_VM_ARGS)))" RT_BENCH_SUITES="naobody_bench head_load_bench" \
 		$(foreach v,KVER MODDIR KO_DIR,RT_$(v)="$(RT_$(v))") RT_KERNEL="$(RT_KERNEL)" \
 		$(srctree)/scripts/bench.sh \
 		$(foreach b,$(BENCHES),$(if $(filter /%,$(b)),$(b),$(O)/bin/$(b)))

@@ -27,7 +27,10 @@ for b in "$@"; do
 done
 if [[ -n ${VM_BENCH_SUITES:-} ]]; then
 	echo "=== VM benchmarks: $VM_BENCH_SUITES"
-	VM_SUITES="$VM_BENCH_SUITES" "$here/vm/run.sh" --test --name bench --timeout 1800 |
+	# VM_BENCH_ARGS: run.sh options a bench suite needs (its <suite>_VM_ARGS)
+	# shellcheck disable=SC2086
+	VM_SUITES="$VM_BENCH_SUITES" "$here/vm/run.sh" --test --name bench --timeout 1800 \
+		${VM_BENCH_ARGS:-} |
 		grep -v '^RESULT pass' || status=1
 	# The benchmarks' figures are their TAP diagnostics.
 	grep -E '^# ' "$O/vm/bench/results.log" | grep -vE '^#\s+(RUN|OK|PASSED|Totals|Starting)' || true

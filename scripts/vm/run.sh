@@ -16,6 +16,9 @@
 #   --kernel PATH   boot this bzImage (VM_KERNEL; MODDIR then names its modules)
 #   --append ARGS   extra kernel command line (VM_APPEND)
 #   --name NAME     name of this run in RESULT lines and logs (default vm)
+#   --physics-host  a virtio serial port named naobody.physics, and
+#                   nb-physics-server on the host behind it, for
+#                   chestboard-emu --physics-host (VM_PHYSICS_HOST=1)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,6 +32,7 @@ timeout=${VM_TIMEOUT:-1200}
 filter=${VM_FILTER:-}
 kernel=${VM_KERNEL:-}
 append=${VM_APPEND:-}
+physics_host=${VM_PHYSICS_HOST:-}
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--test) mode=test ;;
@@ -40,6 +44,7 @@ while [[ $# -gt 0 ]]; do
 	--kernel) kernel=$2; shift ;;
 	--append) append=$2; shift ;;
 	--name) name=$2; shift ;;
+	--physics-host) physics_host=1 ;;
 	-h | --help) sed -n '4,/^set -e/p' "$0" | sed 's/^# \{0,1\}//; /^set -e/d'; exit 0 ;;
 	*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -88,12 +93,32 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "${VM_MEM:-1024}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
 
+# The physics on the host (Documentation/chestboard-emu.rst): QEMU listens
+# on the port's socket without waiting (a boot never waits for a server),
+# and nb-physics-server connects to it, again after each boot.
+server_pid=
+if [[ -n $physics_host ]]; then
+	server=$O/bin/nb-physics-server
+	[[ -x $server ]] || { echo "run.sh: --physics-host: no $server (a build with libmujoco-dev)" >&2; exit 1; }
+	sock=$work/physics.sock
+	rm -f "$sock"
+	qemu+=(-device virtio-serial-pci,id=nbvser
+		-chardev "socket,id=nbphys,path=$sock,server=on,wait=off"
+		-device virtserialport,bus=nbvser.0,chardev=nbphys,name=naobody.physics)
+	"$server" --verbose --connect "$sock" "$srctree/userspace/sim/nao6/nao6.xml" \
+		2>"$work/physics-server.log" &
+	server_pid=$!
+	trap '[[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null' EXIT
+fi
+
 console=$work/console.log
 results=$work/results.log
 rm -f "$console" "$results"
 
 if [[ $mode == shell || $mode == demo ]]; then
-	exec "${qemu[@]}" -serial mon:stdio -serial "file:$results"
+	[[ -n $server_pid ]] || exec "${qemu[@]}" -serial mon:stdio -serial "file:$results"
+	"${qemu[@]}" -serial mon:stdio -serial "file:$results" || true
+	exit 0
 fi
 
 # A machine that has not reached /init after VM_BOOT_TIMEOUT seconds is
@@ -128,5 +153,11 @@ echo "  VM       finished in $(($(date +%s) - start)) s (logs in ${work#"$srctre
 
 timed_out=
 [[ $qrc -eq 124 || $qrc -eq 137 ]] && timed_out=$timeout
+if [[ -n $server_pid ]]; then
+	kill "$server_pid" 2>/dev/null || true
+	wait "$server_pid" 2>/dev/null || true
+	server_pid=
+	echo "  VM       $(tail -n 1 "$work/physics-server.log")"
+fi
 exec /usr/bin/python3 "$here/verdict.py" --name "$name" --console "$console" \
 	--results "$results" ${timed_out:+--timed-out "$timed_out"} --qemu-rc "$qrc"

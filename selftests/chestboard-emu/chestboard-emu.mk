@@ -12,6 +12,11 @@ chestboard_emu_VM_PROGS := emu_exchange_test emu_misbehave_test
 chestboard_emu_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 chestboard_emu_VM_TIMEOUT := 600
 
+# The host physics' messages (physics_wire.c), malformed ones included.
+UNIT_TESTS += emu_physics_wire_test
+emu_physics_wire_test_SRCS := $(srctree)/selftests/chestboard-emu/physics_wire_test.c \
+	$(srctree)/userspace/tools/chestboard-emu/physics_wire.c
+
 EMU_TEST_LIBS := nbemuctl nbgadget nbcodec naobody
 EMU_TEST_HOST := $(srctree)/selftests/chestboard-emu/host.c
 
@@ -54,7 +59,27 @@ VM_BENCH_SUITES += chestboard_emu_physics_bench
 chestboard_emu_physics_bench_VM_TIER := stock
 chestboard_emu_physics_bench_VM_PROGS := physics_vm_bench.sh
 chestboard_emu_physics_bench_VM_KMODS := $(chestboard_emu_physics_VM_KMODS)
-chestboard_emu_physics_bench_VM_TIMEOUT := 400
+chestboard_emu_physics_bench_VM_TIMEOUT := 600
 chestboard_emu_physics_bench_VM_FILES := $(chestboard_emu_physics_VM_FILES) \
 	selftests/chestboard-emu/physics_vm_bench.sh
+# The model on the host instead (chestboard-emu --physics-host): the VM
+# boots with a virtio serial port and nb-physics-server behind it (run.sh
+# --physics-host, so a boot of its own), virtio_console gives the port.
+VM_SUITES += chestboard_emu_physics_host
+# ... and nb-physics-server alone on the host, malformed input included.
+HOST_TESTS += $(srctree)/selftests/chestboard-emu/physics_server_test.py
+chestboard_emu_physics_host_VM_TIER := stock
+chestboard_emu_physics_host_VM_ARGS := --physics-host
+chestboard_emu_physics_host_VM_PROGS := physics_host_vm.sh
+chestboard_emu_physics_host_VM_KMODS := $(chestboard_emu_physics_VM_KMODS) virtio_console
+chestboard_emu_physics_host_VM_TIMEOUT := 400
+chestboard_emu_physics_host_VM_FILES := $(chestboard_emu_physics_VM_FILES) \
+	selftests/chestboard-emu/physics_host_vm.sh
+# make bench: its round trip and real-time factor beside the in-guest
+# figures, in the bench's boot (which gets --physics-host from this).
+chestboard_emu_physics_bench_VM_ARGS := --physics-host
+chestboard_emu_physics_bench_VM_PROGS += physics_host_vm_bench.sh
+chestboard_emu_physics_bench_VM_KMODS += virtio_console
+chestboard_emu_physics_bench_VM_FILES += selftests/chestboard-emu/physics_host_vm.sh \
+	selftests/chestboard-emu/physics_host_vm_bench.sh
 endif

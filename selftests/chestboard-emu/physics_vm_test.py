@@ -5,7 +5,9 @@ chestboard-emu --physics (the MuJoCo model of the NAO V6). What the physics
 costs per cycle in the guest, and the robot standing when stiff and
 collapsing when the death switch latches, checked from the physics (the
 emulator's control socket, "physics") and from what naobodyd reports.
-physics_vm.sh starts the body and runs this with NBTEST_BODY=real."""
+physics_vm.sh starts the body and runs this with NBTEST_BODY=real; the
+host_ tests are physics_host_vm.sh's, on the model run on the host
+(chestboard-emu --physics-host, nb-physics-server)."""
 
 import os
 import sys
@@ -182,6 +184,102 @@ def physics_stands_then_collapses():
              f"({down['acc'][0]:.2f}, {down['acc'][1]:.2f}, {down['acc'][2]:.2f}), "
              f"angles ({down['angles'][0]:.2f}, {down['angles'][1]:.2f})")
     body.rearm()
+
+
+def emu_cpu_s():
+    """The emulator's CPU, all its threads (s): what the guest spends on the
+    body, the physics thread's included when it has one."""
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and open(f"/proc/{pid}/comm").read().strip() == "chestboard-emu":
+                f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+                return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            continue
+    raise AssertionError("no chestboard-emu process")
+
+
+def wait_connected(emu):
+    wait_for(lambda: physics(emu).get("connected") == 1, 10 + 5 * LATE,
+             "the host's physics to answer", step=0.1)
+
+
+@tap.test(sim=False, real=True)
+def host_lies_held_pushed():
+    """--physics-host: the host's model is the body: limp it lies, hold lifts it, a push moves it"""
+    emu = EmuBody.shared().emu
+    wait_connected(emu)
+    check(physics(emu)["host"] == 1, "the emulator's physics is not the host's")
+    # Limp since the driver's first frame: on the floor within a second or two.
+    wait_for(lambda: physics(emu)["torso_height"] < 0.2, 5 + 5 * LATE,
+             "the limp robot to lie on the floor", step=0.1)
+    lying = physics(emu)["torso_height"]
+    physics(emu, f"hold {HOLD_AT - lying:.4f}")
+    wait_for(lambda: physics(emu)["torso_height"] > HOLD_AT - 0.03, 10 + 5 * LATE,
+             "the torso to be held up", step=0.1)
+    # held: it stays up (the legs, limp, swing below it a while)
+    time.sleep(1.0)
+    held = physics(emu)
+    check(held["torso_height"] > HOLD_AT - 0.03,
+          f"the held torso sank to {held['torso_height']:.3f} m")
+    physics(emu, "hold off")
+    wait_for(lambda: physics(emu)["torso_height"] < 0.2, 5 + 5 * LATE,
+             "the robot let go to fall", step=0.05)
+    time.sleep(1.5)
+    before = physics(emu)
+    physics(emu, "push 200 0 0.1")
+    time.sleep(1.5)
+    after = physics(emu)
+    moved = ((after["torso"][0] - before["torso"][0]) ** 2 +
+             (after["torso"][1] - before["torso"][1]) ** 2) ** 0.5
+    check(moved > 0.01, f"a 200 N push for 0.1 s moved the lying torso {moved:.4f} m")
+    note(f"lying at {lying:.3f} m; held to {held['torso_height']:.3f} m, accelerometer "
+         f"({held['acc'][0]:.2f}, {held['acc'][1]:.2f}, {held['acc'][2]:.2f}); let go, "
+         f"lying at {before['torso_height']:.3f} m; pushed 200 N for 0.1 s: moved "
+         f"{moved:.3f} m")
+
+
+@tap.test(sim=False, real=True)
+def host_keeps_real_time():
+    """--physics-host: the model keeps the clock's time beside the driver's exchange; its round trip"""
+    emu = EmuBody.shared().emu
+    wait_connected(emu)
+    physics(emu, "reset")
+    s0, t0, c0 = stats(), time.monotonic(), emu_cpu_s()
+    time.sleep(10)
+    p, s1, t1, c1 = physics(emu), stats(), time.monotonic(), emu_cpu_s()
+    ratio = p["model_ms"] / max(1.0, p["clock_ms"])
+    cycles = max(1, s1["cycles"] - s0["cycles"])
+    note(f"host physics: {p['cycles']:.0f} replies to {p['requests']:.0f} requests "
+         f"({p['unsent']:.0f} not sent), {p['model_ms']:.0f} ms of model time in "
+         f"{p['clock_ms']:.0f} ms: real-time factor {ratio:.3f}")
+    note(f"round trip (emulator to host and back, the server's step included): median "
+         f"{p['rtt_med_ms']:.2f} ms, p99 {p['rtt_p99_ms']:.2f} ms, max {p['rtt_max_ms']:.2f} ms "
+         f"over {p['rtt_n']:.0f}")
+    note(f"state late by {p['late_mean']:.2f} cycles on average, {p['late_max']:.0f} at most "
+         f"(0: as fresh as the in-guest thread's); {p['stale']:.0f} of the frames found no "
+         f"new reply; {p['superseded']:.0f} requests folded into others; lost "
+         f"{p['lost']:.0f}, malformed {p['malformed']:.0f}")
+    note(f"the server's CPU {p['cpu_ms']:.0f} ms (at most {p['cpu_max_us']:.0f} us a step); "
+         f"the emulator's in the guest {1000 * (c1 - c0):.0f} ms in {t1 - t0:.1f} s, "
+         f"{1000 * (c1 - c0) / cycles:.2f} ms per driver cycle")
+    note(f"driver: {exchange(s0, s1, t1 - t0)}")
+    check(p["malformed"] == 0 and p["lost"] == 0,
+          f"{p['malformed']:.0f} malformed, {p['lost']:.0f} lost")
+    check(ratio >= 0.95, f"the host's model ran at {ratio:.3f} of real time, not >= 0.95")
+
+
+@tap.test(sim=False, real=True)
+def host_stands_then_collapses():
+    """--physics-host: held up, Wake stands it; Stop latches stiffness 0 and it collapses"""
+    emu = EmuBody.shared().emu
+    wait_connected(emu)
+    # lying, as physics_stands_then_collapses() expects, whatever ran before
+    physics(emu, "hold off")
+    wait_for(lambda: physics(emu)["torso_height"] < 0.2, 5 + 5 * LATE,
+             "the robot to lie on the floor", step=0.1)
+    time.sleep(1.0)
+    physics_stands_then_collapses()
 
 
 if __name__ == "__main__":

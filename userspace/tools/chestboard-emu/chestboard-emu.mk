@@ -19,7 +19,8 @@ chestboard-emu-ctl_LIBS := nbemuctl nbgadget
 # naobodyd.mk finds it (its flags for sim_physics_dl.o are naobodyd.mk's:
 # the object is shared). Without libmujoco-dev, physics.c alone, and
 # --physics says the build has no MuJoCo.
-chestboard-emu_SRCS += $(srctree)/userspace/tools/chestboard-emu/physics.c
+chestboard-emu_SRCS += $(addprefix $(srctree)/userspace/tools/chestboard-emu/, physics.c \
+	physics_remote.c physics_wire.c)
 CHESTBOARD_EMU_MUJOCO_SO := $(shell $(CC) -print-file-name=libmujoco.so)
 CHESTBOARD_EMU_MUJOCO := $(if $(filter /%,$(CHESTBOARD_EMU_MUJOCO_SO)),$(shell $(or $(READELF),readelf) -d \
 	$(CHESTBOARD_EMU_MUJOCO_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'))
@@ -30,4 +31,13 @@ chestboard-emu_LDLIBS += -lpthread $(shell echo 'char dlopen(void); int main(voi
 	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
 $(O)/obj/userspace/tools/chestboard-emu/physics.o $(O)/san/userspace/tools/chestboard-emu/physics.o: \
 	USER_CFLAGS += -DEMU_MUJOCO=1
+# The same model on the host, for an emulator in a VM too slow for it
+# (chestboard-emu --physics-host; physics_server.c).
+PROGRAMS += nb-physics-server
+MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/nb-physics-server.1
+nb-physics-server_SRCS := $(addprefix $(srctree)/userspace/tools/chestboard-emu/, \
+	physics_server.c physics_wire.c) \
+	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
+nb-physics-server_LIBS := nbdcodec
+nb-physics-server_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 endif

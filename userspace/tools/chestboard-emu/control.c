@@ -316,7 +316,7 @@ static void request(struct emu *e, int slot, char *line)
 		char m[768];
 
 		if (!physics_on(e)) {
-			err(e, slot, ENODEV, "no physical body (start with --physics MODEL)");
+			err(e, slot, ENODEV, "no physical body (start with --physics MODEL or --physics-host PATH)");
 			return;
 		}
 		if (w[1] && !strcmp(w[1], "reset")) {

@@ -14,6 +14,8 @@
  *   control.c    the control socket
  *   physics.c    the physical body (--physics): MuJoCo, through naobodyd's
  *                sim_physics.c
+ *   physics_remote.c  ... or on the host (--physics-host), nb-physics-server
+ *   physics_wire.c    the messages to and from it
  *
  * Documentation/chestboard-emu.rst describes the behaviour.
  */
@@ -50,6 +52,7 @@
 /* epoll tags */
 #define EMU_TAG_EP0		1
 #define EMU_TAG_CONTROL		4	/* the listening socket */
+#define EMU_TAG_PHYSICS		16	/* --physics-host's stream */
 #define EMU_TAG_CLIENT		100	/* client slot i: EMU_TAG_CLIENT + i */
 
 /* Vendor requests (spec) */
@@ -83,6 +86,7 @@ struct emu_opts {
 	const char *product_name;	/* the product string */
 	int bulk_packet;		/* the bulk endpoints' wMaxPacketSize */
 	const char *physics;		/* --physics MODEL, NULL: scripted body */
+	const char *physics_host;	/* --physics-host PATH: the model there */
 };
 
 /*
@@ -191,10 +195,13 @@ struct emu_physics_stats {
 	uint64_t superseded;		/* frames' targets never stepped with */
 };
 struct emu_physics;
+struct emu_remote;
+struct sim_physics_sense;
 
 struct emu {
 	struct emu_opts opt;
 	struct emu_physics *phys;	/* --physics, NULL: none */
+	struct emu_remote *remote;	/* --physics-host, NULL: none */
 	struct nb_gadget g;
 	bool created, bound, enabled;
 	bool quit;
@@ -325,5 +332,18 @@ int physics_report(struct emu *e, char *buf, size_t len);
 void physics_reset_stats(struct emu *e);
 int physics_push(struct emu *e, float fx, float fy, float seconds);
 int physics_hold(struct emu *e, bool on, float height);
+void physics_pose(struct emu *e, float pose[NAOBODY_JOINTS]);
+
+/* physics_remote.c: the model on the host, behind physics.c's seams */
+int remote_open(struct emu *e, const char *path);
+void remote_close(struct emu *e);
+void remote_input(struct emu *e);
+bool remote_state(struct emu *e, struct sim_physics_sense *s);
+void remote_cycle(struct emu *e, const float target[NAOBODY_JOINTS],
+		  const float stiffness[NAOBODY_JOINTS]);
+int remote_report(struct emu *e, char *buf, size_t len);
+void remote_reset_stats(struct emu *e);
+void remote_push(struct emu *e, float fx, float fy, float seconds);
+void remote_hold(struct emu *e, bool on, float height);
 
 #endif

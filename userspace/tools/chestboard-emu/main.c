@@ -50,6 +50,9 @@ static const char usage[] =
 "      --physics MODEL     the body from the MuJoCo model (nao6.xml): joints,\n"
 "                          inertial unit, FSRs and currents (needs a build\n"
 "                          with libmujoco-dev and libmujoco at run time)\n"
+"      --physics-host PATH the same body from nb-physics-server on the host,\n"
+"                          through PATH (a virtio serial port, or a unix\n"
+"                          socket); never waits for it\n"
 "      --iso               also describe the real board's unused isochronous\n"
 "                          endpoints (not on dummy_hcd: it has none)\n"
 "      --ready-fd FD       write \"ready\\n\" to FD once the host configured it\n"
@@ -196,8 +199,8 @@ static int number(const char *s, long lo, long hi, long *v)
 }
 
 enum { O_CHEST_VERSION = 256, O_BOARD_VERSION, O_BODY_ID, O_ACK_WAIT,
-       O_IN_SIZE, O_RECORD, O_ALL_BOARDS, O_NO_FOLLOW, O_PHYSICS, O_ISO, O_READY_FD,
-       O_MISBEHAVE, O_PRODUCT_STRING, O_BULK_PACKET, O_VERSION };
+       O_IN_SIZE, O_RECORD, O_ALL_BOARDS, O_NO_FOLLOW, O_PHYSICS, O_PHYSICS_HOST, O_ISO,
+       O_READY_FD, O_MISBEHAVE, O_PRODUCT_STRING, O_BULK_PACKET, O_VERSION };
 
 /* --misbehave NAME:CYCLES[:ARG], as the control socket's misbehave request. */
 static int misbehave_option(struct emu *e, const char *arg)
@@ -238,6 +241,7 @@ static int options(struct emu *e, int argc, char **argv)
 		{ "all-boards", no_argument, NULL, O_ALL_BOARDS },
 		{ "no-follow", no_argument, NULL, O_NO_FOLLOW },
 		{ "physics", required_argument, NULL, O_PHYSICS },
+		{ "physics-host", required_argument, NULL, O_PHYSICS_HOST },
 		{ "iso", no_argument, NULL, O_ISO },
 		{ "ready-fd", required_argument, NULL, O_READY_FD },
 		{ "misbehave", required_argument, NULL, O_MISBEHAVE },
@@ -319,6 +323,9 @@ static int options(struct emu *e, int argc, char **argv)
 		case O_PHYSICS:
 			o->physics = optarg;
 			break;
+		case O_PHYSICS_HOST:
+			o->physics_host = optarg;
+			break;
 		case O_ISO:
 			o->iso = 1;
 			break;
@@ -367,6 +374,10 @@ static int options(struct emu *e, int argc, char **argv)
 			argv[optind]);
 		return -1;
 	}
+	if (o->physics && o->physics_host) {
+		fprintf(stderr, "chestboard-emu: --physics and --physics-host: one body, one model\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -387,6 +398,11 @@ static int start(struct emu *e)
 	body_init(&e->body);
 	if (e->opt.physics) {
 		err = physics_open(e, e->opt.physics);
+		if (err)
+			return err;
+	}
+	if (e->opt.physics_host) {
+		err = remote_open(e, e->opt.physics_host);
 		if (err)
 			return err;
 	}
@@ -456,6 +472,9 @@ static void loop(struct emu *e)
 				break;
 			case TAG_CONTROL:
 				control_accept(e);
+				break;
+			case EMU_TAG_PHYSICS:
+				remote_input(e);
 				break;
 			case TAG_SIGNAL:
 				emu_log(e, 1, "signal: quitting");

@@ -27,6 +27,10 @@
  *
  * MuJoCo is loaded at run time (sim_physics_dl.c); a build without
  * libmujoco-dev has no physics and --physics says so (chestboard-emu.mk).
+ *
+ * --physics-host PATH takes the same two seams to a model on the host
+ * (physics_remote.c, nb-physics-server) instead of the thread: this file
+ * converts units and picks the one in use; neither needs MuJoCo here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,13 +42,63 @@
 #include <naobody/units.h>
 
 #include "emu.h"
+#include "../../naobodyd/sim_physics.h"
+
+/* The model's state into the body's base, in counts. */
+static void apply(struct emu *e, const struct sim_physics_sense *s)
+{
+	struct naobody_sensors c, *base = &e->body.base;
+	struct nb_sensors u;
+
+	/* the scripted fields as they are, the physical ones from the model */
+	memset(&u, 0, sizeof(u));
+	nb_sensors_from_counts(&u, base, NULL, &e->boards.cal);
+	memcpy(u.accelerometer, s->accelerometer, sizeof(u.accelerometer));
+	memcpy(u.gyroscope, s->gyroscope, sizeof(u.gyroscope));
+	memcpy(u.angles, s->angles, sizeof(u.angles));
+	memcpy(u.fsr, s->fsr, sizeof(u.fsr));
+	memcpy(u.position, s->position, sizeof(u.position));
+	memcpy(u.current, s->current, sizeof(u.current));
+	memset(&c, 0, sizeof(c));
+	nb_sensors_to_counts(&c, &u, &e->boards.cal);
+	memcpy(base->accelerometer, c.accelerometer, sizeof(c.accelerometer));
+	memcpy(base->gyroscope, c.gyroscope, sizeof(c.gyroscope));
+	memcpy(base->angles, c.angles, sizeof(c.angles));
+	memcpy(base->fsr, c.fsr, sizeof(c.fsr));
+	memcpy(base->joint_position, c.joint_position, sizeof(c.joint_position));
+	memcpy(base->joint_current, c.joint_current, sizeof(c.joint_current));
+}
+
+/* The frame's targets and stiffnesses, counts to LoLA units. */
+static void lola_targets(struct emu *e, float target[NAOBODY_JOINTS],
+			 float stiffness[NAOBODY_JOINTS])
+{
+	struct naobody_actuators a;
+	struct nb_actuators u;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.position, e->body.target, sizeof(a.position));
+	memcpy(a.stiffness, e->body.stiffness, sizeof(a.stiffness));
+	memset(&u, 0, sizeof(u));
+	nb_actuators_from_counts(&u, &a, &e->boards.cal);
+	memcpy(target, u.position, sizeof(u.position));
+	memcpy(stiffness, u.stiffness, sizeof(u.stiffness));
+}
+
+/* The scripted standing body's pose, LoLA units: where a model starts. */
+void physics_pose(struct emu *e, float pose[NAOBODY_JOINTS])
+{
+	struct nb_sensors u;
+
+	memset(&u, 0, sizeof(u));
+	nb_sensors_from_counts(&u, &e->body.base, NULL, &e->boards.cal);
+	memcpy(pose, u.position, sizeof(u.position));
+}
 
 #ifdef EMU_MUJOCO
 #include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include "../../naobodyd/sim_physics.h"
 
 /*
  * The longest step of model time the thread runs at once (s): when the
@@ -150,10 +204,10 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int physics_open(struct emu *e, const char *model)
+static int local_open(struct emu *e, const char *model)
 {
 	struct emu_physics *p;
-	struct nb_sensors u;
+	float pose[NAOBODY_JOINTS];
 	char why[512];
 	int r;
 
@@ -161,9 +215,8 @@ int physics_open(struct emu *e, const char *model)
 	if (!p)
 		return -ENOMEM;
 	/* the scripted standing body's pose, settled on the floor */
-	memset(&u, 0, sizeof(u));
-	nb_sensors_from_counts(&u, &e->body.base, NULL, &e->boards.cal);
-	p->sim = sim_physics_create(model, u.position, why, sizeof(why));
+	physics_pose(e, pose);
+	p->sim = sim_physics_create(model, pose, why, sizeof(why));
 	if (!p->sim) {
 		/* fatal: said even with --quiet */
 		fprintf(stderr, "chestboard-emu: --physics: %s\n", why);
@@ -191,7 +244,7 @@ int physics_open(struct emu *e, const char *model)
 	return 0;
 }
 
-void physics_close(struct emu *e)
+static void local_close(struct emu *e)
 {
 	struct emu_physics *p = e->phys;
 
@@ -207,54 +260,23 @@ void physics_close(struct emu *e)
 	e->phys = NULL;
 }
 
-/* The last physics state into the body's base, in counts. */
-void physics_sense(struct emu *e)
+/* The thread's last state. */
+static void local_state(struct emu *e, struct sim_physics_sense *s)
 {
-	struct naobody_sensors c, *base = &e->body.base;
-	struct sim_physics_sense s;
-	struct nb_sensors u;
-
-	if (!e->phys)
-		return;
 	pthread_mutex_lock(&e->phys->lock);
-	s = e->phys->sense;
+	*s = e->phys->sense;
 	pthread_mutex_unlock(&e->phys->lock);
-	/* the scripted fields as they are, the physical ones from the model */
-	memset(&u, 0, sizeof(u));
-	nb_sensors_from_counts(&u, base, NULL, &e->boards.cal);
-	memcpy(u.accelerometer, s.accelerometer, sizeof(u.accelerometer));
-	memcpy(u.gyroscope, s.gyroscope, sizeof(u.gyroscope));
-	memcpy(u.angles, s.angles, sizeof(u.angles));
-	memcpy(u.fsr, s.fsr, sizeof(u.fsr));
-	memcpy(u.position, s.position, sizeof(u.position));
-	memcpy(u.current, s.current, sizeof(u.current));
-	memset(&c, 0, sizeof(c));
-	nb_sensors_to_counts(&c, &u, &e->boards.cal);
-	memcpy(base->accelerometer, c.accelerometer, sizeof(c.accelerometer));
-	memcpy(base->gyroscope, c.gyroscope, sizeof(c.gyroscope));
-	memcpy(base->angles, c.angles, sizeof(c.angles));
-	memcpy(base->fsr, c.fsr, sizeof(c.fsr));
-	memcpy(base->joint_position, c.joint_position, sizeof(c.joint_position));
-	memcpy(base->joint_current, c.joint_current, sizeof(c.joint_current));
 }
 
 /* A frame arrived: its targets and stiffnesses are the thread's next. */
-void physics_cycle(struct emu *e, uint64_t rx_ns)
+static void local_cycle(struct emu *e, const float target[NAOBODY_JOINTS],
+			const float stiffness[NAOBODY_JOINTS])
 {
 	struct emu_physics *p = e->phys;
-	struct naobody_actuators a;
-	struct nb_actuators u;
 
-	if (!p)
-		return;
-	memset(&a, 0, sizeof(a));
-	memcpy(a.position, e->body.target, sizeof(a.position));
-	memcpy(a.stiffness, e->body.stiffness, sizeof(a.stiffness));
-	memset(&u, 0, sizeof(u));
-	nb_actuators_from_counts(&u, &a, &e->boards.cal);
 	pthread_mutex_lock(&p->lock);
-	memcpy(p->target, u.position, sizeof(p->target));
-	memcpy(p->stiffness, u.stiffness, sizeof(p->stiffness));
+	memcpy(p->target, target, sizeof(p->target));
+	memcpy(p->stiffness, stiffness, sizeof(p->stiffness));
 	if (p->fresh)
 		p->st.superseded++;	/* the thread is still in the last step */
 	p->fresh = true;
@@ -262,12 +284,7 @@ void physics_cycle(struct emu *e, uint64_t rx_ns)
 	pthread_mutex_unlock(&p->lock);
 }
 
-bool physics_on(const struct emu *e)
-{
-	return e->phys != NULL;
-}
-
-int physics_report(struct emu *e, char *buf, size_t len)
+static int local_report(struct emu *e, char *buf, size_t len)
 {
 	struct emu_physics *p = e->phys;
 	struct emu_physics_stats st;
@@ -275,8 +292,6 @@ int physics_report(struct emu *e, char *buf, size_t len)
 	float torso[4], load[2] = { 0, 0 };
 	uint64_t since;
 
-	if (!p)
-		return -ENODEV;
 	pthread_mutex_lock(&p->lock);
 	st = p->st;
 	s = p->sense;
@@ -305,10 +320,8 @@ int physics_report(struct emu *e, char *buf, size_t len)
 	return 0;
 }
 
-void physics_reset_stats(struct emu *e)
+static void local_reset_stats(struct emu *e)
 {
-	if (!e->phys)
-		return;
 	pthread_mutex_lock(&e->phys->lock);
 	memset(&e->phys->st, 0, sizeof(e->phys->st));
 	e->phys->since_ns = emu_now();
@@ -316,74 +329,151 @@ void physics_reset_stats(struct emu *e)
 }
 
 /* push and hold: applied by the thread before its next step */
-int physics_push(struct emu *e, float fx, float fy, float seconds)
+static void local_push(struct emu *e, float fx, float fy, float seconds)
 {
-	if (!e->phys)
-		return -ENODEV;
 	pthread_mutex_lock(&e->phys->lock);
 	e->phys->push = true;
 	e->phys->push_f[0] = fx;
 	e->phys->push_f[1] = fy;
 	e->phys->push_f[2] = seconds;
 	pthread_mutex_unlock(&e->phys->lock);
-	return 0;
 }
 
-int physics_hold(struct emu *e, bool on, float height)
+static void local_hold(struct emu *e, bool on, float height)
 {
-	if (!e->phys)
-		return -ENODEV;
 	pthread_mutex_lock(&e->phys->lock);
 	e->phys->hold = on ? 1 : -1;
 	e->phys->hold_h = height;
 	pthread_mutex_unlock(&e->phys->lock);
-	return 0;
 }
 
-#else /* a build without MuJoCo */
+#else /* a build without MuJoCo: no thread; --physics-host still works */
 
-int physics_open(struct emu *e, const char *model)
+static int local_open(struct emu *e, const char *model)
 {
 	fprintf(stderr, "chestboard-emu: --physics %s: this chestboard-emu was built without "
-		"MuJoCo (libmujoco-dev was not installed where it was built): no physical body\n",
-		model);
+		"MuJoCo (libmujoco-dev was not installed where it was built): no physical body "
+		"(--physics-host runs it elsewhere)\n", model);
 	return -ENOTSUP;
+}
+
+/* never called: e->phys stays NULL */
+static void local_close(struct emu *e)
+{
+}
+
+static void local_state(struct emu *e, struct sim_physics_sense *s)
+{
+}
+
+static void local_cycle(struct emu *e, const float target[NAOBODY_JOINTS],
+			const float stiffness[NAOBODY_JOINTS])
+{
+}
+
+static int local_report(struct emu *e, char *buf, size_t len)
+{
+	return -ENODEV;
+}
+
+static void local_reset_stats(struct emu *e)
+{
+}
+
+static void local_push(struct emu *e, float fx, float fy, float seconds)
+{
+}
+
+static void local_hold(struct emu *e, bool on, float height)
+{
+}
+
+#endif
+
+/*
+ * The seams exchange.c and control.c call: the thread's model (e->phys) or
+ * the host's (e->remote), whichever the options started.
+ */
+int physics_open(struct emu *e, const char *model)
+{
+	return local_open(e, model);
 }
 
 void physics_close(struct emu *e)
 {
-}
-
-void physics_sense(struct emu *e)
-{
-}
-
-void physics_cycle(struct emu *e, uint64_t rx_ns)
-{
+	remote_close(e);
+	local_close(e);
 }
 
 bool physics_on(const struct emu *e)
 {
-	return false;
+	return e->phys || e->remote;
+}
+
+/* The last physics state into the body's base (none yet: the scripted one). */
+void physics_sense(struct emu *e)
+{
+	struct sim_physics_sense s;
+
+	if (e->remote) {
+		if (!remote_state(e, &s))
+			return;
+	} else if (e->phys) {
+		local_state(e, &s);
+	} else {
+		return;
+	}
+	apply(e, &s);
+}
+
+/* The answer is out: the frame's targets and stiffnesses to the model. */
+void physics_cycle(struct emu *e, uint64_t rx_ns)
+{
+	float target[NAOBODY_JOINTS], stiffness[NAOBODY_JOINTS];
+
+	if (!physics_on(e))
+		return;
+	lola_targets(e, target, stiffness);
+	if (e->remote)
+		remote_cycle(e, target, stiffness);
+	else
+		local_cycle(e, target, stiffness);
 }
 
 int physics_report(struct emu *e, char *buf, size_t len)
 {
-	return -ENODEV;
+	if (e->remote)
+		return remote_report(e, buf, len);
+	return e->phys ? local_report(e, buf, len) : -ENODEV;
 }
 
 void physics_reset_stats(struct emu *e)
 {
+	if (e->remote)
+		remote_reset_stats(e);
+	else if (e->phys)
+		local_reset_stats(e);
 }
 
+/* push and hold: applied before the model's next step */
 int physics_push(struct emu *e, float fx, float fy, float seconds)
 {
-	return -ENODEV;
+	if (e->remote)
+		remote_push(e, fx, fy, seconds);
+	else if (e->phys)
+		local_push(e, fx, fy, seconds);
+	else
+		return -ENODEV;
+	return 0;
 }
 
 int physics_hold(struct emu *e, bool on, float height)
 {
-	return -ENODEV;
+	if (e->remote)
+		remote_hold(e, on, height);
+	else if (e->phys)
+		local_hold(e, on, height);
+	else
+		return -ENODEV;
+	return 0;
 }
-
-#endif
