@@ -22,8 +22,10 @@
  * real board reports what it measured before it applied the new targets.
  * Where the physics is slower than real time (QEMU TCG), the model runs
  * in slow motion (lag_ms) and a step takes the newest targets only
- * (superseded counts the others). Battery, temperatures, touch, sonar and
- * the joint status stay scripted.
+ * (superseded counts the others). The feet's bumpers and the hands' pads
+ * come from the model's contacts as well, added to the scripted touches
+ * (body.c); battery, temperatures, sonar (the emulator places no obstacle
+ * for the model's sonars) and the joint status stay scripted.
  *
  * MuJoCo is loaded at run time (sim_physics_dl.c); a build without
  * libmujoco-dev has no physics and --physics says so (chestboard-emu.mk).
@@ -67,6 +69,8 @@ static void apply(struct emu *e, const struct sim_physics_sense *s)
 	memcpy(base->fsr, c.fsr, sizeof(c.fsr));
 	memcpy(base->joint_position, c.joint_position, sizeof(c.joint_position));
 	memcpy(base->joint_current, c.joint_current, sizeof(c.joint_current));
+	/* body.c adds the scripted touches to these */
+	base->touch = s->touch;
 }
 
 /* The frame's targets and stiffnesses, counts to LoLA units. */

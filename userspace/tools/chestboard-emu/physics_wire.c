@@ -38,6 +38,8 @@ static const struct field reply_fields[] = {
 	REP(sense.angles, false),
 	REP(sense.fsr, false),
 	REP(sense.torso_height, false),
+	REP(sense.sonar, false),
+	REP(sense.touch, true),
 	REP(torso, false),
 	REP(model_seconds, false),
 	REP(cpu_us, true),
