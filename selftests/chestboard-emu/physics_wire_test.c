@@ -6,6 +6,7 @@
  * a huge or wrong length, unknown type or flags) is refused, not read.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
@@ -88,6 +89,35 @@ TEST(reply_round_trip)
 	EXPECT_EQ(2U, d.rep.folded);
 	/* the table covers the whole struct: none of it is padding or left out */
 	EXPECT_EQ(sizeof(m.rep.sense) + 4 * 4 + 4 * 4, physw_payload_len(PHYSW_REPLY));
+}
+
+TEST(non_finite_numbers_are_refused)
+{
+	struct physw_msg m, d;
+	uint8_t buf[2048];
+	int n;
+
+	/* a NaN target, an infinite push: refused, whichever side decodes */
+	request(&m);
+	m.req.target[3] = NAN;
+	n = physw_encode(&m, buf, sizeof(buf));
+	ASSERT_GT(n, 0);
+	EXPECT_EQ(-EDOM, physw_decode(buf, (size_t)n, &d));
+	request(&m);
+	m.req.push[0] = -INFINITY;
+	n = physw_encode(&m, buf, sizeof(buf));
+	EXPECT_EQ(-EDOM, physw_decode(buf, (size_t)n, &d));
+	/* a NaN in a reply's sense; but a u32 is bits, whatever they are */
+	memset(&m, 0, sizeof(m));
+	m.type = PHYSW_REPLY;
+	m.rep.sense.sonar[1] = NAN;
+	n = physw_encode(&m, buf, sizeof(buf));
+	EXPECT_EQ(-EDOM, physw_decode(buf, (size_t)n, &d));
+	m.rep.sense.sonar[1] = 2.55f;
+	m.rep.sense.touch = 0xffffffffu;
+	n = physw_encode(&m, buf, sizeof(buf));
+	EXPECT_EQ(n, physw_decode(buf, (size_t)n, &d));
+	EXPECT_EQ(0xffffffffu, d.rep.sense.touch);
 }
 
 TEST(short_is_not_yet)

@@ -20,7 +20,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -95,17 +94,6 @@ static int send_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
-static bool finite_request(const struct physw_request *q)
-{
-	bool ok = isfinite(q->seconds) && isfinite(q->hold_height);
-
-	for (int i = 0; i < NAOBODY_JOINTS; i++)
-		ok = ok && isfinite(q->target[i]) && isfinite(q->stiffness[i]);
-	for (int i = 0; i < 3; i++)
-		ok = ok && isfinite(q->push[i]);
-	return ok;
-}
-
 /*
  * The requests in buf[0..*len): applied and folded into one step, answered
  * once. 0, or -1 when the stream is broken (a malformed message).
@@ -147,12 +135,6 @@ static int serve(struct server *s, int fd, uint8_t *buf, size_t *len)
 			sim_physics_hold(s->sim, true, m.req.hold_height);
 		if (m.req.flags & PHYSW_F_RELEASE)
 			sim_physics_hold(s->sim, false, 0);
-		/* NaN or infinite numbers would poison the model for good */
-		if (!finite_request(&m.req)) {
-			s->malformed++;
-			fprintf(stderr, "nb-physics-server: a request with a non-finite number: closing\n");
-			return -1;
-		}
 		if (m.req.seconds > 0)
 			seconds += m.req.seconds < MAX_STEP ? m.req.seconds : MAX_STEP;
 		memcpy(target, m.req.target, sizeof(target));

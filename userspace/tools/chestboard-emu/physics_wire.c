@@ -5,6 +5,7 @@
  * order, 4 bytes per element: one table line per field.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "physics_wire.h"
@@ -86,6 +87,24 @@ size_t physw_payload_len(enum physw_type type)
 	return len;
 }
 
+/* Every float of the struct at base a number: NaN and infinities poison a model. */
+static bool finite_fields(enum physw_type type, const void *base)
+{
+	for (size_t i = 0; i < tables[type].n; i++) {
+		const struct field *f = &tables[type].f[i];
+		const uint8_t *at = (const uint8_t *)base + f->offset;
+
+		for (size_t k = 0; !f->u32 && k < f->count; k++, at += 4) {
+			float v;
+
+			memcpy(&v, at, 4);
+			if (!isfinite(v))
+				return false;
+		}
+	}
+	return true;
+}
+
 /* struct at base <-> payload at p, by the type's table */
 static void fields(enum physw_type type, void *base, uint8_t *p, bool out)
 {
@@ -156,6 +175,8 @@ int physw_decode(const uint8_t *buf, size_t len, struct physw_msg *m)
 	fields(m->type, &m->req, (uint8_t *)buf + PHYSW_HEADER, false);
 	if (m->type == PHYSW_REQUEST && (m->req.flags & ~PHYSW_F_ALL))
 		return -EPROTO;
+	if (!finite_fields(m->type, &m->req))
+		return -EDOM;
 	return (int)(PHYSW_HEADER + plen);
 }
 

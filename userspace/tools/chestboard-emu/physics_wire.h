@@ -95,7 +95,9 @@ int physw_encode(const struct physw_msg *m, uint8_t *buf, size_t len);
  *   -EBADMSG    not a message: wrong magic;
  *   -EPROTONOSUPPORT  another version;
  *   -EMSGSIZE   a length above PHYSW_MAX_PAYLOAD, or not its type's;
- *   -EPROTO     an unknown type, or a request with unknown flags.
+ *   -EPROTO     an unknown type, or a request with unknown flags;
+ *   -EDOM       a float that is NaN or infinite (it would poison the
+ *               model, or the counts made from it).
  * On an error the stream has lost its framing: the caller drops it (the
  * server closes the connection; the emulator discards up to the next
  * magic, physw_resync()).
