@@ -55,7 +55,7 @@ has libnrobot-dev 'usr/lib/[^/]+/libnrobot.so' 'usr/lib/[^/]+/pkgconfig/nrobot.p
 	usr/include/cm5/cm5.h usr/include/parol6/parol6.h usr/include/n_robot/link.h \
 	usr/include/n_robot/framer.h usr/include/linux/n_robot.h
 has naobody-tools usr/bin/naoctl usr/bin/cm5ctl usr/bin/parolctl usr/bin/chestboard-emu \
-	usr/bin/chest-harakiri \
+	usr/bin/chest-harakiri usr/bin/nb-physics-server usr/share/man/man1/nb-physics-server.1.gz \
 	lib/systemd/system-shutdown/naobody-harakiri usr/share/man/man8/naoctl.8.gz \
 	lib/udev/rules.d/71-n_robot.rules 'lib/systemd/system/n_robot-cm5@.service' \
 	'lib/systemd/system/n_robot-parol6@.service' usr/lib/sysusers.d/naobody-tools.conf
