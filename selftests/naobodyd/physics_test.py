@@ -336,8 +336,9 @@ def obstacle_seen_and_touched():
         reply = control_reply(d, "sonar 0.5 0.5")
         check(reply.startswith("error:") and "obstacle" in reply,
               f"scripted sonar on the physics: {reply!r}")
-        reply = control_reply(d, "obstacle nan 0")
-        check(reply.startswith("error:"), f"obstacle nan 0: {reply!r}")
+        for bad in ("obstacle nan 0", "obstacle 1e9 0", "obstacle 1", "obstacle here 0"):
+            reply = control_reply(d, bad)
+            check(reply.startswith("error: obstacle X Y"), f"{bad}: {reply!r}")
         p = physics(d)
         # Ahead-left, in the start frame; the torso has moved a little standing up.
         d.control("obstacle 0.80 0.45")

@@ -56,6 +56,7 @@
 #define LYING_TILT	1.45f
 #define MASS		5.4f	/* kg, on the feet when standing */
 #define CAPACITY_AS	(2.15f * 3600.0f)	/* A s */
+#define OBSTACLE_REACH	100.0f	/* m, the farthest "obstacle" places the post */
 
 enum support { SUP_UPRIGHT, SUP_FALLING, SUP_LYING, SUP_RIGHTING };
 
@@ -641,14 +642,22 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 		/* Picked up by the torso, 10 cm up, or let go. */
 		sim_physics_hold(s->phys, a[0] == '1', 0.10f);
 		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "obstacle") && argc == 2 && !strcmp(a, "off") && s->phys) {
-		sim_physics_obstacle(s->phys, false, 0.0f, 0.0f);
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "obstacle") && argc == 3 && sscanf(a, "%f", &x) == 1 &&
-		   sscanf(b, "%f", &y) == 1 && isfinite(x) && isfinite(y) && s->phys) {
-		/* The post's axis, m, in the frame the robot started in; "nan" would break the model. */
-		sim_physics_obstacle(s->phys, true, x, y);
-		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "obstacle") && s->phys) {
+		/*
+		 * The post's axis, m, in the frame the robot started in; "nan"
+		 * (which sscanf takes) would break the model.
+		 */
+		if (argc == 2 && !strcmp(a, "off")) {
+			sim_physics_obstacle(s->phys, false, 0.0f, 0.0f);
+			snprintf(out, n, "ok");
+		} else if (argc == 3 && sscanf(a, "%f", &x) == 1 && sscanf(b, "%f", &y) == 1 &&
+			   fabsf(x) <= OBSTACLE_REACH && fabsf(y) <= OBSTACLE_REACH) {
+			sim_physics_obstacle(s->phys, true, x, y);
+			snprintf(out, n, "ok");
+		} else {
+			snprintf(out, n, "error: obstacle X Y (m from where the robot started, "
+				 "each within %.0f) or obstacle off", (double)OBSTACLE_REACH);
+		}
 	} else if (!strcmp(cmd, "physics") && argc == 2 && !strcmp(a, "reset") && s->phys) {
 		sim_physics_torque_reset(s->phys);
 		snprintf(out, n, "ok");
