@@ -16,6 +16,13 @@ chestboard_emu_VM_TIMEOUT := 600
 UNIT_TESTS += emu_physics_wire_test
 emu_physics_wire_test_SRCS := $(srctree)/selftests/chestboard-emu/physics_wire_test.c \
 	$(srctree)/userspace/tools/chestboard-emu/physics_wire.c
+# ... and the emulator's side of the stream (physics_remote.c), the test
+# the server on a unix socket: late, lost and malformed replies, a full one.
+UNIT_TESTS += emu_physics_remote_test
+emu_physics_remote_test_SRCS := $(srctree)/selftests/chestboard-emu/physics_remote_test.c \
+	$(addprefix $(srctree)/userspace/tools/chestboard-emu/, physics_remote.c physics_wire.c)
+# its write()s through the test's, for a request written in part
+emu_physics_remote_test_LDLIBS := -Wl,--wrap=write
 
 EMU_TEST_LIBS := nbemuctl nbgadget nbcodec naobody
 EMU_TEST_HOST := $(srctree)/selftests/chestboard-emu/host.c

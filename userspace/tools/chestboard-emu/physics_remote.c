@@ -300,10 +300,18 @@ void remote_cycle(struct emu *e, const float target[NAOBODY_JOINTS],
 
 	/* since the last request sent: a dropped one's time goes with the next */
 	dt = r->last_ns ? now - r->last_ns : 12000000ULL;
-	if (r->fd < 0 && (!r->socket || now < r->retry_ns || reach(e))) {
-		r->retry_ns = now + RETRY_NS;
-		r->unsent++;
-		return;
+	if (r->fd < 0) {
+		/*
+		 * a unix socket's server, tried once a RETRY_NS: the deadline
+		 * moves only when a try failed, or frames (every 12 ms) would
+		 * push it on for ever and a server that comes never be reached
+		 */
+		if (r->socket && now >= r->retry_ns && reach(e))
+			r->retry_ns = now + RETRY_NS;
+		if (r->fd < 0) {
+			r->unsent++;
+			return;
+		}
 	}
 	if (!r->armed) {
 		/* a virtio port HUPs until the host's side is connected */
