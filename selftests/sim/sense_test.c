@@ -50,15 +50,10 @@ struct stand {
 
 static bool stand_up(struct stand *st)
 {
-	char path[512], err[512];
-
 	memset(st, 0, sizeof(*st));
-	model_path(path, sizeof(path));
-	st->p = sim_physics_create(path, motion_poses[POSE_STAND], err, sizeof(err));
-	if (!st->p) {
-		fprintf(stderr, "# %s\n", err);
+	st->p = model_standing();
+	if (!st->p)
 		return false;
-	}
 	memcpy(st->target, motion_poses[POSE_STAND], sizeof(st->target));
 	for (int j = 0; j < NAOBODY_JOINTS; j++)
 		st->stiffness[j] = 1.0f;

@@ -100,17 +100,24 @@ bool robot_up(struct robot *r)
 	return robot_up_as(r, &info);
 }
 
-bool robot_up_as(struct robot *r, const struct body_info *info)
+struct sim_physics *model_standing(void)
 {
 	char path[512], err[512];
+	struct sim_physics *p;
 
-	memset(r, 0, sizeof(*r));
 	model_path(path, sizeof(path));
-	r->p = sim_physics_create(path, motion_poses[POSE_STAND], err, sizeof(err));
-	if (!r->p) {
+	p = sim_physics_create(path, motion_poses[POSE_STAND], err, sizeof(err));
+	if (!p)
 		fprintf(stderr, "# %s\n", err);
+	return p;
+}
+
+bool robot_up_as(struct robot *r, const struct body_info *info)
+{
+	memset(r, 0, sizeof(*r));
+	r->p = model_standing();
+	if (!r->p)
 		return false;
-	}
 	r->m = motion_create(info);
 	if (!r->m)
 		return false;

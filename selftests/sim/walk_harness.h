@@ -38,6 +38,8 @@ int float_order(const void *a, const void *b);
 /* The model beside this source, as model_test.c finds it. */
 void model_path(char *out, size_t n);
 
+/* The model in Stand's pose, settled; NULL, the reason printed as a TAP comment. */
+struct sim_physics *model_standing(void);
 /* A robot standing, stiff, in Stand: Wake and the keyframe done. */
 bool robot_up(struct robot *r);
 /* The same on a body described by info (robot_up's: the simulated body's). */
