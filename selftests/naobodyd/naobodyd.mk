@@ -47,6 +47,11 @@ naobodyd_lola_pack_test_SRCS := $(srctree)/selftests/naobodyd/lola_pack_test.c
 naobodyd_lola_pack_test_LIBS := nbdcodec
 naobodyd_lola_pack_test_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
 
+# The watchdog's stages on a made-up clock, and the daemon's own stalls.
+UNIT_TESTS += naobodyd_watchdog_test
+naobodyd_watchdog_test_SRCS := $(srctree)/selftests/naobodyd/watchdog_unit_test.c \
+	$(srctree)/userspace/naobodyd/watchdog.c
+
 # The REST API's mailbox to the body thread: answers, timeouts, busy.
 UNIT_TESTS += naobodyd_rest_cmd_test
 naobodyd_rest_cmd_test_SRCS := $(srctree)/selftests/naobodyd/rest_cmd_test.c \

@@ -434,9 +434,13 @@ class Client:
                     last = m["State"]
                     if pred(last):
                         return last
+        # A watchdog on the way explains most such waits: say so.
+        wd = [m["Event"]["Watchdog"] for m in self.seen
+              if isinstance(m, dict) and "Event" in m and "Watchdog" in m["Event"]]
         raise TestFailure(f"timed out after {timeout} s waiting for {what}; last State: "
                           + (f"{last['motion']}, {last['primary_state']}, {last['fall_state']}"
-                             if last else "none"))
+                             if last else "none")
+                          + (f"; Watchdog events on the way: {wd}" if wd else ""))
 
     def close(self):
         self.sock.close()

@@ -19,14 +19,29 @@ from nbtest import LATE, REAL, Daemon, Tap, check, check_not_fallen, note, wait_
 tap = Tap()
 
 
+def arms_up(d):
+    """Awake, and ArmsUp as the client asked (Playing); the client."""
+    c = awake(d)
+    c.send({"Motion": "ArmsUp"})
+    c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", 4 + LATE,
+            "ArmsUp")
+    return c
+
+
+def frozen(d, seconds):
+    """naobodyd stopped (SIGSTOP) for a while, as a machine that stalls."""
+    os.kill(d.proc.pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(d.proc.pid, signal.SIGCONT)
+
+
 @tap.test(real=True)
 def both_stages():
     """Watchdog: quiet 0.5 s stands still, 3 s sits down and goes limp; heard again: released"""
     with Daemon() as d:
-        c = awake(d)
-        c.send({"Motion": "ArmsUp"})
-        c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", 4 + LATE,
-                "ArmsUp")
+        c = arms_up(d)
         c.send("Heartbeat")
         quiet = time.monotonic()
         # Read, but send nothing.
@@ -75,6 +90,38 @@ def heartbeats_keep_it_quiet():
               "a Watchdog event while heartbeating")
         s = c.until(lambda s: True, 1)
         check(s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", s["motion"])
+
+
+# The simulated body only: on naobody.ko a naobodyd frozen for more than
+# controller_timeout_ms (100 ms) is the kernel's, which ramps the body down.
+@tap.test
+def daemon_stall_is_not_silence():
+    """Watchdog: a freeze of the daemon and its controller together (a machine that stalls) is not the controller's silence; silence after it still is"""
+    with Daemon() as d:
+        c = arms_up(d)
+        # As when the whole machine stops: the controller says nothing while
+        # naobodyd is frozen, and speaks on its usual beat after (40 ms:
+        # after the body thread's first late cycle has looked).
+        c.send("Heartbeat")
+        frozen(d, 0.8)
+        time.sleep(0.04)
+        got = c.heartbeat_for(1.0)
+        taken = [m["Event"]["Watchdog"] for m in got if "Event" in m and "Watchdog" in m["Event"]]
+        check(not taken, f"the watchdog took over after the freeze: {taken}")
+        s = c.until(lambda s: True, 1)
+        check(s["motion"] == "ArmsUp" and s["primary_state"] == "Playing",
+              f"after the freeze: {s['motion']}, {s['primary_state']}")
+        # Frozen again, and the controller stays quiet after: it is silence.
+        c.send("Heartbeat")
+        frozen(d, 0.8)
+        resumed = time.monotonic()
+        e = c.event("Watchdog", timeout=1.5 + LATE)
+        check(e == {"active": True}, f"event {e}")
+        note(f"the watchdog stood the robot {time.monotonic() - resumed:.2f} s after the resume")
+        # Standing still, as the daemon chose: on its way (Animation) or there
+        # (Initial), no longer the client's Playing.
+        c.state(pred=lambda s: s["motion"] == "Stand" and s["primary_state"] != "Playing",
+                timeout=1 + LATE, what="standing still")
 
 
 @tap.test(real=True)
