@@ -899,7 +899,9 @@ def bad_input_unknown():
         wait_for(lambda: "unknown fields ignored: Subscribe.colour" in d.log(), 1, "the field")
         c.heartbeat_for(0.2)
         n = len([m for m in c.heartbeat_for(1.0) if "State" in m])
-        check(n > 70, f"Subscribe with an unknown field was not applied ({n} States/s)")
+        # 20 Hz unless the rate was taken, 83.3 if it was; a machine that
+        # stalls (~100 ms at a time on a loaded 2-core host) loses some.
+        check(n > 40, f"Subscribe with an unknown field was not applied ({n} States/s)")
 
 
 @tap.test
