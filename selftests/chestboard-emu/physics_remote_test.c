@@ -516,6 +516,40 @@ TEST(server_comes_later)
 }
 
 /*
+ * Nothing at the path (the server not started yet): refused at once, with
+ * what to start, and nothing is left open.
+ */
+TEST(missing_path_says_what_to_start)
+{
+	char dir[32] = "/tmp/emu-remote-XXXXXX", path[64], msg[512] = "";
+	struct emu *e = calloc(1, sizeof(*e));
+	FILE *err = tmpfile();
+	int saved = dup(2);
+	size_t n;
+
+	ASSERT_NE(NULL, e);
+	ASSERT_NE(NULL, err);
+	e->epfd = -1;
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/phys.sock", dir);
+	fflush(stderr);
+	dup2(fileno(err), 2);
+	EXPECT_EQ(-ENOENT, remote_open(e, path));
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(err);
+	n = fread(msg, 1, sizeof(msg) - 1, err);
+	msg[n] = '\0';
+	EXPECT_NE(NULL, strstr(msg, path)) TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "nb-physics-server --listen")) TH_LOG("%s", msg);
+	EXPECT_EQ(NULL, e->remote);
+	fclose(err);
+	free(e);
+	rmdir(dir);
+}
+
+/*
  * A request the stream took only part of is in it: its rest goes before
  * anything else, however many frames later, so the server reads whole
  * requests.

@@ -152,7 +152,10 @@ int remote_open(struct emu *e, const char *path)
 	err = reach(e);
 	/* a socket without a server yet is retried; a device must exist */
 	if (err && !r->socket) {
-		fprintf(stderr, "chestboard-emu: --physics-host %s: %s\n", path, strerror(-err));
+		/* Nothing there: most likely the server is not started yet. */
+		fprintf(stderr, "chestboard-emu: --physics-host %s: %s%s\n", path, strerror(-err),
+			err == -ENOENT ? " (a socket: start 'nb-physics-server --listen PATH' "
+			"first; in the VM, the virtio port: boot with --physics-host)" : "");
 		remote_close(e);
 		return err;
 	}
