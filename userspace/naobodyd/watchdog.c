@@ -31,9 +31,9 @@ enum watchdog_change watchdog_check(struct watchdog *w, uint64_t now)
 	 * more than the silence since it is forgiven.
 	 */
 	if (w->last_check && now > w->last_check + WATCHDOG_STALL_NS && now > w->last_heard) {
-		uint64_t deaf = now - w->last_check - WATCHDOG_STALL_NS;
+		uint64_t moved = w->last_heard + (now - w->last_check - WATCHDOG_STALL_NS);
 
-		w->last_heard += deaf < now - w->last_heard ? deaf : now - w->last_heard;
+		w->last_heard = moved < now ? moved : now;
 	}
 	w->last_check = now;
 

@@ -41,7 +41,7 @@ enum watchdog_change { WD_NONE, WD_RELEASED, WD_STAND, WD_SIT };
 void watchdog_init(struct watchdog *w);
 /* The controller spoke; WD_RELEASED when that ends a takeover. */
 enum watchdog_change watchdog_heard(struct watchdog *w, uint64_t now);
-/* Called every cycle, now from the body's frames. */
+/* Called every cycle; now is the body frame's time. */
 enum watchdog_change watchdog_check(struct watchdog *w, uint64_t now);
 
 #endif
