@@ -17,6 +17,8 @@ import sys
 
 TAP_LINE = re.compile(r"^(not )?ok\s+(\d+)\s*(?:-\s*)?(.*?)\s*$")
 PLAN = re.compile(r"^1\.\.(\d+)")
+# A program that skips itself as a whole says so in its plan: "1..0 # SKIP why".
+WHOLE_SKIP = re.compile(r"^1\.\.0\s*#\s*SKIP\b\s*(.*?)\s*$", re.IGNORECASE)
 
 
 def result(kind, name, reason=None):
@@ -54,12 +56,20 @@ def diagnostics(lines, i):
     return after[:WHY_AFTER] if after else before[-WHY_BEFORE:]
 
 
-def count_tap(prefix, lines, rc, timeout=None):
-    """Report the TAP lines of one program; return (passed, failed, skipped)."""
+def count_tap(prefix, lines, rc, timeout=None, context=None):
+    """Report the TAP lines of one program; return (passed, failed, skipped).
+
+    context, if given, is called once, right after the program's first
+    failure and its notes, to print more about it (indented, so that the
+    summary check.sh prints keeps it under that failure)."""
     passed = failed = skipped = 0
     plan = None
     lines = [raw.rstrip("\r\n") for raw in lines]
+    whole_skip = None
     for i, line in enumerate(lines):
+        m = WHOLE_SKIP.match(line)
+        if m and plan is None:
+            whole_skip = m.group(1) or "skipped"
         m = PLAN.match(line)
         if m and plan is None:
             plan = int(m.group(1))
@@ -80,14 +90,26 @@ def count_tap(prefix, lines, rc, timeout=None):
             result("fail", name, "not ok")
             for why in diagnostics(lines, i):
                 print(f"    {why[:200]}")
+            if context and failed == 1:
+                context()
         else:
             passed += 1
             result("pass", name)
 
     seen = passed + failed + skipped
+    if timeout and rc in (124, 137):
+        # Killed at its time limit: say so, whatever it reported before.
+        failed += 1
+        result("fail", prefix, f"killed after its {timeout} s time limit "
+               f"({seen} of {plan if plan is not None else '?'} results reported)")
+        if context:
+            context()
+        return passed, failed, skipped
     if plan is not None and seen < plan:
         failed += 1
         result("fail", prefix, f"reported {seen} of the {plan} planned results")
+        if context and failed == 1:
+            context()
     if rc != 0 and failed == 0:
         failed += 1
         if timeout and rc in (124, 137):
@@ -97,14 +119,23 @@ def count_tap(prefix, lines, rc, timeout=None):
         else:
             why = f"exited with status {rc}"
         result("fail", prefix, why)
+        if context:
+            context()
+    elif seen == 0 and rc == 0 and whole_skip is not None:
+        skipped += 1
+        result("skip", prefix, whole_skip)
     elif seen == 0 and rc == 0:
         failed += 1
         result("fail", prefix, "produced no TAP results")
+        if context:
+            context()
     return passed, failed, skipped
 
 
 if __name__ == "__main__":
-    # tap.py NAME RC < output: report one program's output.
+    # tap.py NAME RC [--timeout SECONDS] < output: report one program's
+    # output (the time limit it ran under, to name it if it was killed).
     name, rc = sys.argv[1], int(sys.argv[2])
-    _, f, _ = count_tap(name, sys.stdin, rc)
+    limit = int(sys.argv[4]) if sys.argv[3:4] == ["--timeout"] else None
+    _, f, _ = count_tap(name, sys.stdin, rc, timeout=limit)
     sys.exit(1 if f else 0)

@@ -31,6 +31,9 @@ not ok 2 second
 #   lost nothing while stopped for 5 ring lengths
 """
 
+# A program that skips itself whole (a test that needs root, run without).
+WHOLE_SKIP = "1..0 # SKIP not root: network namespaces need CAP_SYS_ADMIN\n"
+
 results = []
 
 
@@ -41,14 +44,14 @@ def tap(ok, name, why=""):
         print(f"#   {line}")
 
 
-def summary(text):
-    r = subprocess.run(["/usr/bin/python3", TAP_PY, "t", "1"], input=text,
+def summary(text, rc=1):
+    r = subprocess.run(["/usr/bin/python3", TAP_PY, "t", str(rc)], input=text,
                        capture_output=True, text=True)
     return r.stdout
 
 
 def main():
-    print("1..4")
+    print("1..6")
     out = summary(KSELFTEST)
     tap("Expected 0 (0) == nbt_wait_path()" in out,
         "kselftest: the failed case's own notes (before its not ok) are shown", out)
@@ -58,6 +61,12 @@ def main():
     tap("lost nothing while stopped" in out, "notes after not ok are shown", out)
     tap(out.count("RESULT fail") == 1 and "RESULT pass t: first" in out,
         "one failure, one pass", out)
+    out = summary(WHOLE_SKIP, rc=0)
+    tap(out == "RESULT skip t: not root: network namespaces need CAP_SYS_ADMIN\n",
+        "a whole-file skip is one skip with its reason, not a failure", out)
+    out = summary("1..0\n", rc=0)
+    tap("RESULT fail t: produced no TAP results" in out,
+        "an empty plan without SKIP is still a failure", out)
     return 0 if all(results) else 1
 
 
