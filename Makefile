@@ -357,8 +357,12 @@ fresh-machine-test:
 
 # Host tests: the unit test programs, then HOST_TESTS (executables in any
 # language that print TAP, e.g. the daemon's tests against the simulated body).
+# A test with <name>_UNIT_TIMEOUT (seconds; name as in UNIT_TESTS, or a host
+# test's file name) runs under that limit instead of the default 300 s.
+UNIT_TIMEOUTS = $(strip $(foreach t,$(UNIT_TESTS) $(notdir $(HOST_TESTS)),\
+	$(if $($(t)_UNIT_TIMEOUT),$(t)=$($(t)_UNIT_TIMEOUT))))
 unit: unit-tests userspace
-	$(Q)$(srctree)/scripts/run-unit-tests.sh $(UNIT_BINS) $(HOST_TESTS)
+	$(Q)UNIT_TIMEOUTS="$(UNIT_TIMEOUTS)" $(srctree)/scripts/run-unit-tests.sh $(UNIT_BINS) $(HOST_TESTS)
 
 FUZZ_PAIRS := $(foreach f,$(FUZZERS),$(O)/fuzz/bin/$(f)=$($(f)_CORPUS))
 fuzz-smoke: fuzzers

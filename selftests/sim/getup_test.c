@@ -69,19 +69,20 @@ static int getup_way(struct __test_metadata *_metadata, bool front)
 #define BAR	19
 
 /*
- * The harness's default is 30 s a test; twenty get-ups take 10 to 20 s of
- * a loaded machine's time under ASan, and more on a busier one.
+ * A hang detector, not a speed check (the verdicts are the model's): twenty
+ * get-ups take 10 to 20 s of CPU under ASan, and a niced run beside a
+ * kernel build took over 300 s of the clock.
  */
 FIXTURE(getups) {};
 FIXTURE_SETUP(getups) {}
 FIXTURE_TEARDOWN(getups) {}
 
-TEST_F_TIMEOUT(getups, lying_on_the_front_it_gets_up, 300)
+TEST_F_TIMEOUT(getups, lying_on_the_front_it_gets_up, 900)
 {
 	EXPECT_GE(getup_way(_metadata, true), BAR);
 }
 
-TEST_F_TIMEOUT(getups, lying_on_the_back_it_gets_up, 300)
+TEST_F_TIMEOUT(getups, lying_on_the_back_it_gets_up, 900)
 {
 	EXPECT_GE(getup_way(_metadata, false), BAR);
 }

@@ -86,24 +86,30 @@ UNIT_TESTS += sim_walk_test
 sim_walk_test_SRCS := $(srctree)/selftests/sim/walk_test.c $(SIM_WALK_SRCS)
 sim_walk_test_LIBS := nbdcodec
 sim_walk_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+# The sim tests' limits are hang detectors: about 60 s of CPU here, but what
+# a loaded machine gives them is its own (scripts/run-unit-tests.sh).
+sim_walk_test_UNIT_TIMEOUT := 3600
 # The protective fall on the physics: the head's impact with and without it
 # (selftests/sim/fall_test.c).
 UNIT_TESTS += sim_fall_test
 sim_fall_test_SRCS := $(srctree)/selftests/sim/fall_test.c $(SIM_WALK_SRCS)
 sim_fall_test_LIBS := nbdcodec
 sim_fall_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+sim_fall_test_UNIT_TIMEOUT := 1800
 # The sonars, bumpers and hands' pads on the physics, against the model's
 # obstacle (selftests/sim/sense_test.c).
 UNIT_TESTS += sim_sense_test
 sim_sense_test_SRCS := $(srctree)/selftests/sim/sense_test.c $(SIM_WALK_SRCS)
 sim_sense_test_LIBS := nbdcodec
 sim_sense_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+sim_sense_test_UNIT_TIMEOUT := 1200
 # The get-up motions on the physics: 20 falls each way, the robot awake,
 # up again in Stand (selftests/sim/getup_test.c).
 UNIT_TESTS += sim_getup_test
 sim_getup_test_SRCS := $(srctree)/selftests/sim/getup_test.c $(SIM_WALK_SRCS)
 sim_getup_test_LIBS := nbdcodec
 sim_getup_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+sim_getup_test_UNIT_TIMEOUT := 1800
 # make bench: walking speeds, the turning rate, WalkTo at Fast and the
 # get-ups' rates, with RoboCup anchors (selftests/sim/walk_bench.c).
 PROGRAMS += nb-walk-bench
