@@ -17,7 +17,8 @@ set -euo pipefail
 out=$1
 : "${srctree:?}" "${O:?}" "${KVER:?}"
 moddir=${MODDIR:-/lib/modules/$KVER}
-root=$O/vm/root
+# Beside the output, so that boots of different tiers can be built at once.
+root=$(cd "$(dirname "$out")" && pwd)/root
 
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,etc,root,host,tests,usr/local/bin,lib/modules/"$KVER"}

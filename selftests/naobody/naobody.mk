@@ -8,12 +8,12 @@ naobody_VM_TIMEOUT := 900
 # The shutdown hook, run by boards_test against a driver that refuses it.
 naobody_VM_FILES := packaging/systemd/naobody-harakiri
 
-# System suspend gets a VM of its own: virtio-9p has no freeze and restore,
-# so the host's root (/host) is gone after a suspend, and later suites use it.
+# System suspend runs last in its boot: virtio-9p has no freeze and restore,
+# so the host's root (/host) is gone after a suspend, and other suites use it.
 VM_SUITES += naobody_suspend
 naobody_suspend_VM_PROGS := suspend_test
 naobody_suspend_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
-naobody_suspend_VM_ALONE := 1
+naobody_suspend_VM_LAST := 1
 
 NBT_SRCS := $(srctree)/selftests/naobody/nbtest.c
 NBT_LIBS := naobody nbemuctl nbgadget
