@@ -11,7 +11,7 @@
 #   make deps            install what the build and the tests need (apt)
 #   make check           the whole test suite (stock tier, then debug tier)
 #   make check-quick     the stock tier only
-#   make check-rt        the PREEMPT_RT tier only (every VM suite on 6.1-rt)
+#   make check-rt        the PREEMPT_RT tier only (every VM suite on 6.12-rt)
 #   make matrix          both modules, W=1, against every kernel packaged here
 #   make dkms-test       a real dkms add/build/install/remove, host untouched
 #   make deb-install-test  the .debs installed and purged on a debootstrap root
@@ -476,19 +476,22 @@ vm-shell-debug: debug-modules userspace vm-programs
 
 # ---------------------------------------------------------------------------
 # The PREEMPT_RT tier (make check-rt): the stock VM suites again, on Debian
-# 12's linux-image-rt-amd64 (6.1). There every spinlock_t sleeps and hrtimer
+# 12's 6.12 PREEMPT_RT image (bookworm's updates; RT_LINE), the kernel line
+# HULKs-OS 9 runs on the robots. There every spinlock_t sleeps and hrtimer
 # callbacks not marked _HARD run in a softirq thread, so the cycle timer,
 # the URB completions and the line discipline's receive path run in other
 # contexts than on the stock kernel; the harness fails the run on any splat
 # ("BUG: sleeping function called from invalid context", "BUG: scheduling
 # while atomic", ...) and names the test. The image and its modules are
-# unpacked into the cache next to the 6.1-rt headers
-# (scripts/kernel-headers.sh --image), never installed; our modules are
-# built against those headers in $(RT_O), as the debug tier does.
+# unpacked into the cache next to its headers (scripts/kernel-headers.sh
+# --image), never installed; our modules are built against those headers in
+# $(RT_O), as the debug tier does. RT_LINE=6.1-rt boots Debian 12's own RT
+# kernel instead.
 # ---------------------------------------------------------------------------
+RT_LINE ?= 6.12-rt
 RT_O := $(O)/rt
-RT_KDIR = $(shell $(srctree)/scripts/kernel-headers.sh 6.1-rt)
-RT_ROOT = $(shell $(srctree)/scripts/kernel-headers.sh --image 6.1-rt)
+RT_KDIR = $(shell $(srctree)/scripts/kernel-headers.sh $(RT_LINE))
+RT_ROOT = $(shell $(srctree)/scripts/kernel-headers.sh --image $(RT_LINE))
 RT_KVER = $(patsubst linux-headers-%,%,$(notdir $(RT_KDIR)))
 RT_MODDIR = $(RT_ROOT)/lib/modules/$(RT_KVER)
 RT_KO_DIR = $(RT_O)/src
@@ -507,7 +510,7 @@ RT_VM_ARGS = --name rt-vm --kernel $(RT_KERNEL) \
 	--append "nbvm.timescale=$(RT_TIME_SCALE) $(VM_APPEND)"
 
 rt-kernel:
-	$(Q)$(srctree)/scripts/kernel-headers.sh --image 6.1-rt >/dev/null
+	$(Q)$(srctree)/scripts/kernel-headers.sh --image $(RT_LINE) >/dev/null
 
 rt-modules: rt-kernel
 	$(Q)mkdir -p $(RT_O)/src

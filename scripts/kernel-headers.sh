@@ -178,6 +178,14 @@ kdir_of() {
 	echo "$d/root/usr/src/linux-headers-$(cat "$d/kver")"
 }
 
+# make check fetches from two lanes at once (the build matrix, and the
+# PREEMPT_RT tier's image): one fetch at a time, the other waits for it.
+if [[ ${1:-} != --list && ${1:-} != -h && ${1:-} != --help && -n ${1:-} ]]; then
+	mkdir -p "$top"
+	exec 9>"$top/.lock"
+	flock 9
+fi
+
 case ${1:-} in
 --list) printf '%s\n' $KERNELS ;;
 --path)
