@@ -183,11 +183,14 @@ run_tests() {
 			ran="${ran:+$ran }$prog"
 			echo "### BEGIN $suite/$prog" >&3
 			echo "naobody-vm: RUN $suite/$prog" > /dev/kmsg
+			t0=$(cut -d' ' -f1 /proc/uptime)
 			(cd "/tests/$suite" && exec timeout -s KILL "$limit" "./$prog") \
 				</dev/null >&3 2>&3
 			rc=$?
+			t1=$(cut -d' ' -f1 /proc/uptime)
 			echo "naobody-vm: END $suite/$prog rc=$rc" > /dev/kmsg
-			echo "### END $suite/$prog rc=$rc" >&3
+			# secs: how long it ran, for the time table verdict.py keeps.
+			echo "### END $suite/$prog rc=$rc secs=$(awk "BEGIN { print $t1 - $t0 }")" >&3
 		done
 		[ "$debug" = 1 ] && [ -n "$ran" ] && debug_after_suite "$suite" "$ran"
 	done

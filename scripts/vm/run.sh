@@ -128,6 +128,16 @@ fi
 # it reaches /init in 15-40 s otherwise, the stock kernel in 11 s.) A third
 # hang fails the run as any other.
 boot_timeout=${VM_BOOT_TIMEOUT:-120}
+# The CPU the VM took (QEMU is the bulk of this shell's children), against
+# the clock: how much of a host core a boot keeps busy.
+# (times reports this shell's children only when this shell runs it, not in
+# a pipeline's or a substitution's subshell: through a file.)
+cpu_ticks() {
+	times >"$work/cpu.times"
+	tail -n 1 "$work/cpu.times" | awk '{ gsub(/[ms]/, " "); print ($1 * 60 + $2) + ($3 * 60 + $4) }'
+}
+cpu_ticks >"$work/cpu0"
+cpu0=$(cat "$work/cpu0")
 for attempt in 1 2 3; do
 	: > "$results"
 	rm -f "$console" "$work/boot-hung"
@@ -149,7 +159,10 @@ for attempt in 1 2 3; do
 	echo "  VM       hung before /init for $boot_timeout s (attempt $attempt; console in ${console#"$srctree"/})"
 	cp "$console" "$work/console-hung-$attempt.log"
 done
-echo "  VM       finished in $(($(date +%s) - start)) s (logs in ${work#"$srctree"/})"
+took=$(($(date +%s) - start))
+cpu_ticks >"$work/cpu1"
+echo "  VM       finished in $took s, $(awk -v a="$cpu0" -v b="$(cat "$work/cpu1")" -v t="$took" \
+	'BEGIN { printf "%.0f s of host CPU (%.2f cores)", b - a, t ? (b - a) / t : 0 }') (logs in ${work#"$srctree"/})"
 
 timed_out=
 [[ $qrc -eq 124 || $qrc -eq 137 ]] && timed_out=$timeout

@@ -24,6 +24,7 @@ SPLATS = re.compile(
 RUN_MARK = re.compile(r"naobody-vm: RUN (\S+)")
 BEGIN = re.compile(r"^### BEGIN (\S+)")
 END = re.compile(r"^### END (\S+) rc=(-?\d+)")
+SECS = re.compile(r"^### END (\S+) rc=-?\d+ secs=([\d.]+)")
 
 
 def read_lines(path):
@@ -119,6 +120,38 @@ def console_splats(lines):
         yield running, text, context[:25]
 
 
+END_MARK = re.compile(r"naobody-vm: END (\S+)")
+GUEST_LINES = 12
+
+
+def guest_lines_during(console, prog):
+    """The kernel's last lines while prog ran (between its RUN and END marks in
+    the console log), for a failure's context: CI keeps only what we print."""
+    lines, inside = [], False
+    for line in console:
+        m = RUN_MARK.search(line)
+        if m:
+            inside = m.group(1) == prog
+            if inside:
+                lines = []
+            continue
+        m = END_MARK.search(line)
+        if m and m.group(1) == prog:
+            inside = False
+            continue
+        if inside:
+            lines.append(line)
+    return lines[-GUEST_LINES:]
+
+
+def show_guest_lines(console, prog):
+    lines = guest_lines_during(console, prog)
+    if lines:
+        print(f"    the guest's last kernel lines during {prog}:")
+        for l in lines:
+            print(f"      {l[:200]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--name", default="vm")
@@ -142,8 +175,10 @@ def main():
                    if args.timed_out else "never finished (VM crashed or powered off)")
             count_tap(prefix, body, 0)
             result("fail", prefix, why)
+            show_guest_lines(console, prog)
             continue
-        _, f, _ = count_tap(prefix, body, rc)
+        _, f, _ = count_tap(prefix, body, rc,
+                            context=lambda prog=prog: show_guest_lines(console, prog))
         failed += f
 
     if last_started is None and any(l.startswith("### DONE") for l in results):
@@ -163,6 +198,17 @@ def main():
             print("  last console lines:")
             for l in tail:
                 print(f"    {l}")
+
+    # How long each program ran (init.sh's secs=), kept beside the logs and
+    # the slowest named: the suite's time is watched against its budget.
+    times = sorted(((float(m.group(2)), m.group(1)) for m in map(SECS.match, results) if m),
+                   reverse=True)
+    if times:
+        with open(os.path.join(os.path.dirname(args.results), "times.txt"), "w") as f:
+            for secs, prog in times:
+                f.write(f"{secs:8.1f} {prog}\n")
+        print(f"  VM       {args.name}: {sum(t for t, _ in times):.0f} s in programs; slowest: "
+              + ", ".join(f"{p} {t:.0f} s" for t, p in times[:5]))
 
     for running, first, context in console_splats(console):
         failed += 1
