@@ -2,7 +2,7 @@
 # naobodyd and naoguard on the host, against the simulated body, with a
 # client on Debian's python3-msgpack (nbtest.py). Each prints TAP.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
-	api_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
+	api_test.py api_errors_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
 	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py \
 	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
 # The physical simulated body (--sim-model): standing, Stop, SitDown, the FSRs.
@@ -28,7 +28,7 @@ naobodyd_vm_VM_PROGS := naobodyd_vm.sh
 naobodyd_vm_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 naobodyd_vm_VM_TIMEOUT := 400
 naobodyd_vm_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm.sh vm_env.sh nbtest.py \
-	api_test.py watchdog_test.py lola_test.py naoguard_test.py vm_tests.py \
+	api_test.py api_errors_test.py watchdog_test.py lola_test.py naoguard_test.py vm_tests.py \
 	resttest.py rest_body_test.py rest_serial_test.py) Documentation/rest-api.yaml \
 	uapi/linux/naobody.h
 
