@@ -16,7 +16,7 @@ const RATE = 25;			/* states per second from /events */
 const PLOT_SECONDS = 10;
 const EVENTS_KEPT = 50;
 
-/* The robot API's joint order (spec/robot-api.md), as /state sends them. */
+/* The robot API's joint order (Documentation/robot-api.rst), as /state sends them. */
 const JOINTS = [
 	"head_yaw", "head_pitch", "left_shoulder_pitch", "left_shoulder_roll",
 	"left_elbow_yaw", "left_elbow_roll", "left_wrist_yaw", "left_hand",
