@@ -137,6 +137,10 @@ static void usage(FILE *f)
 "                           body)\n"
 "      --sim-model FILE     that body's model (implies --sim-physics; default\n"
 "                           %s)\n"
+"      --sim-start POSE     how the physical body starts, limp: lying (face\n"
+"                           down, where it rests; the default) or sitting\n"
+"                           (it tips over within seconds unless woken: for\n"
+"                           tests that wake it at once)\n"
 "      --sim-script FILE    simulator commands, one \"SECONDS COMMAND\" a line\n"
 "      --sim-battery CHARGE the simulated battery's charge at start, 0..1\n"
 "                           (default 0.9)\n"
@@ -240,7 +244,7 @@ static bool parse_port(const char *s, uint16_t *port)
 }
 
 enum {
-	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_PHYSICS, OPT_SIM_MODEL, OPT_SIM_BATTERY, OPT_SIM_UNCALIBRATED,
+	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_START, OPT_SIM_PHYSICS, OPT_SIM_MODEL, OPT_SIM_BATTERY, OPT_SIM_UNCALIBRATED,
 	OPT_ALLOW_UNCALIBRATED, OPT_ROBOT_MOTIONS, OPT_BODY_ID, OPT_HEAD_ID, OPT_HEAD_ID_FILE, OPT_HEAD_BUS,
 	OPT_NO_HEAD_BUS,
 	OPT_ECHO, OPT_LOLA_MODE, OPT_NO_LOLA, OPT_NO_GUARD,
@@ -254,6 +258,7 @@ static const struct option options[] = {
 	{ "sim", no_argument, NULL, 's' },
 	{ "sim-control", required_argument, NULL, OPT_SIM_CONTROL },
 	{ "sim-script", required_argument, NULL, OPT_SIM_SCRIPT },
+	{ "sim-start", required_argument, NULL, OPT_SIM_START },
 	{ "sim-physics", no_argument, NULL, OPT_SIM_PHYSICS },
 	{ "sim-model", required_argument, NULL, OPT_SIM_MODEL },
 	{ "sim-battery", required_argument, NULL, OPT_SIM_BATTERY },
@@ -342,6 +347,11 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 			break;
 		case OPT_SIM_SCRIPT:
 			cfg->sim_script = optarg;
+			break;
+		case OPT_SIM_START:
+			if (strcmp(optarg, "lying") && strcmp(optarg, "sitting"))
+				return bad("--sim-start", "lying or sitting", optarg);
+			cfg->sim_sitting = !strcmp(optarg, "sitting");
 			break;
 		case OPT_SIM_PHYSICS:
 			if (!cfg->sim_model)
