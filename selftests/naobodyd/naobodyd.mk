@@ -4,9 +4,12 @@
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
 	api_test.py api_errors_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
 	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py run_from_tree_test.py \
+	naoctl_host_test.py \
 	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
 # The physical simulated body (--sim-model): standing, Stop, SitDown, the FSRs.
 HOST_TESTS += $(srctree)/selftests/naobodyd/physics_test.py
+# The physical body's start: lying still with nobody connected, up at the first Wake.
+HOST_TESTS += $(srctree)/selftests/naobodyd/sim_start_test.py
 # The status page: its static files, and the page in headless chromium.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py status_page_test.py)
 # The benchmark: latency, CPU, RSS and churn against the simulated body.
