@@ -11,7 +11,8 @@ HOST_TESTS += $(srctree)/selftests/naobodyd/physics_test.py
 # The physical body's start: lying still with nobody connected, up at the first Wake.
 HOST_TESTS += $(srctree)/selftests/naobodyd/sim_start_test.py
 # The status page: its static files, and the page in headless chromium.
-HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py status_page_test.py)
+HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py status_page_test.py \
+	status_view_test.py)
 # The benchmark: latency, CPU, RSS and churn against the simulated body.
 BENCHES += $(srctree)/selftests/naobodyd/naobodyd_bench.py
 # The REST API: wrk on GET /state, SSE clients' CPU, the body loop under HTTP.
