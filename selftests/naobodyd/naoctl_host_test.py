@@ -46,7 +46,7 @@ def watch_and_dump_see_it_walk():
         r = naoctl(d, "watch", "-n", "2", "-r", "5")
         check(r.returncode == 0, r.stderr)
         check(r.stdout.count("cycle ") == 2 and "Walk" in r.stdout and
-              r.stdout.count("l_knee_pitch") == 2, r.stdout[:600])
+              r.stdout.count("left_knee_pitch") == 2, r.stdout[:600])
         p = subprocess.Popen([binary("naoctl"), "dump", "--host", f"127.0.0.1:{d.rest_port}",
                               "-n", "12", "-r", "20"], stdout=subprocess.PIPE, text=True,
                              env=dict(os.environ, NAOBODY_TOKEN=token_of(d)))
@@ -57,7 +57,7 @@ def watch_and_dump_see_it_walk():
         head = lines[0].split("\t")
         rows = [dict(zip(head, ln.split("\t"))) for ln in lines[1:]]
         check(len(rows) == 12 and all(r["motion"] == "Walk" for r in rows), out[:400])
-        knees = {round(float(r["time"]), 3): float(r["l_knee_pitch.position"]) for r in rows}
+        knees = {round(float(r["time"]), 3): float(r["left_knee_pitch.position"]) for r in rows}
         check(len(set(knees.values())) > 3, f"the knee does not move: {knees}")
         api = {round(m["State"]["time"], 3): m["State"]["joint_positions"][17]
                for m in states if "State" in m}

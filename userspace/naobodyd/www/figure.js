@@ -20,16 +20,8 @@ const NAO = {		/* m */
 	lowerArm: 0.05595 + 0.05775, hipY: 0.050, hipZ: 0.085, thigh: 0.100,
 	tibia: 0.1029, foot: 0.04519, toe: 0.105, heel: 0.055, head: 0.06,
 };
-const J = (name) => FIGURE_JOINTS.indexOf(name);
-const FIGURE_JOINTS = [
-	"head_yaw", "head_pitch", "left_shoulder_pitch", "left_shoulder_roll",
-	"left_elbow_yaw", "left_elbow_roll", "left_wrist_yaw", "left_hand",
-	"right_shoulder_pitch", "right_shoulder_roll", "right_elbow_yaw",
-	"right_elbow_roll", "right_wrist_yaw", "right_hand", "left_hip_yaw_pitch",
-	"left_hip_roll", "left_hip_pitch", "left_knee_pitch", "left_ankle_pitch",
-	"left_ankle_roll", "right_hip_yaw_pitch", "right_hip_roll", "right_hip_pitch",
-	"right_knee_pitch", "right_ankle_pitch", "right_ankle_roll",
-];
+/* JOINTS is status.js's: the robot API's joint order. */
+const J = (name) => JOINTS.indexOf(name);
 
 /* A vector of length len pointing down, turned by a (rad) about the axis into the screen. */
 const limb = (p, a, len) => [p[0] - Math.sin(a) * len, p[1] - Math.cos(a) * len];

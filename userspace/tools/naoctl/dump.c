@@ -123,7 +123,7 @@ static void remote_header(void)
 		printf("\tfsr_right%d", i);
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
 		for (int j = 0; j < 26; j++)
-			printf("\t%s.%s", remote_joint[j], groups[g]);
+			printf("\t%s.%s", remote_joint_name(j), groups[g]);
 	printf("\n");
 }
 

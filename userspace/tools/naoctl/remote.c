@@ -20,17 +20,6 @@
 #define LINE_MAX_SSE	(256U << 10)
 #define TOKEN_HEX	64
 
-const char *const remote_joint[26] = {
-	"head_yaw", "head_pitch",
-	"l_shoulder_pitch", "l_shoulder_roll", "l_elbow_yaw", "l_elbow_roll",
-	"l_wrist_yaw", "l_hand",
-	"r_shoulder_pitch", "r_shoulder_roll", "r_elbow_yaw", "r_elbow_roll",
-	"r_wrist_yaw", "r_hand",
-	"l_hip_yaw_pitch", "l_hip_roll", "l_hip_pitch", "l_knee_pitch",
-	"l_ankle_pitch", "l_ankle_roll",
-	"r_hip_yaw_pitch", "r_hip_roll", "r_hip_pitch", "r_knee_pitch",
-	"r_ankle_pitch", "r_ankle_roll",
-};
 
 double jnum(json_t *o, const char *key)
 {

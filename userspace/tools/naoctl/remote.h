@@ -54,7 +54,8 @@ int remote_events(struct remote *r, double rate, int (*cb)(const char *kind, jso
 							    void *ctx), void *ctx);
 
 /* The robot API's 26 joints, in its order, as the REST API sends them. */
-extern const char *const remote_joint[26];
+#include <naobody/client.h>
+#define remote_joint_name(j)	nbc_joint_name(j)
 
 /* A number or an array's element, 0 when missing. */
 double jnum(json_t *o, const char *key);

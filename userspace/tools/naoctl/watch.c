@@ -106,9 +106,9 @@ static int show_remote(const char *kind, json_t *s, void *ctx)
 	printf("touch   ");
 	for (int i = 0; i < 8; i++)
 		printf(" %s %c", touches[i], json_is_true(json_object_get(t, touches[i])) ? 'X' : '.');
-	printf("\n\n%-17s %9s %9s %8s %6s\n", "joint", "position", "stiffness", "current", "temp");
+	printf("\n\n%-20s %9s %9s %8s %6s\n", "joint", "position", "stiffness", "current", "temp");
 	for (int j = 0; j < 26; j++)
-		printf("%-17s %9.3f %9.2f %8.3f %6.0f\n", remote_joint[j],
+		printf("%-20s %9.3f %9.2f %8.3f %6.0f\n", remote_joint_name(j),
 		       jidx(s, "joint_positions", j), jidx(s, "joint_stiffness", j),
 		       jidx(s, "joint_currents", j), jidx(s, "joint_temperatures", j));
 	if (!w->tty)
