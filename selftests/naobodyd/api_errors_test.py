@@ -232,6 +232,28 @@ def error_limit():
         check(d.alive(), "naobodyd died")
 
 
+@tap.test
+def every_message_documented():
+    """robot-api.rst names every message, Motion, event, error kind and reason the daemon has"""
+    import re
+    from nbtest import SRCTREE
+    with open(os.path.join(SRCTREE, "Documentation", "robot-api.rst")) as f:
+        doc = f.read()
+    with open(os.path.join(SRCTREE, "userspace", "naobodyd", "codec.c")) as f:
+        codec = f.read()
+    names = set(re.findall(r'\{ "([A-Za-z]+)", TR_', codec))          # ToRobot
+    names |= set(re.findall(r'is_str\(name, "([A-Za-z]+)"\)', codec))  # Motion, Head
+    for kind, reason in re.findall(r'\[AERR_[A-Z_]+\] = \{ "([A-Za-z]+)", (?:NULL|"([A-Za-z]+)")',
+                                   codec):
+        names |= {kind, reason}  # the Error event's kinds and reasons
+    names |= set(re.findall(r'event_begin\(b, &pk, "([A-Za-z]+)"', codec))  # events
+    names |= set(re.findall(r'pack_tag\(&pk, "([A-Za-z]+)"\)', codec))     # from the robot
+    names.discard("")
+    check(len(names) > 35, f"only {len(names)} names found in codec.c: {sorted(names)}")
+    missing = sorted(n for n in names if f"``{n}``" not in doc and f'"{n}"' not in doc)
+    check(not missing, f"not in robot-api.rst: {missing}")
+
+
 if __name__ == "__main__":
     if REAL:
         sys.exit("api_errors_test.py: in the VM vm_tests.py runs the real=True tests")
