@@ -74,7 +74,7 @@ def main():
     if args.seconds_per_step < 2:
         ap.error("--seconds-per-step: at least 2 (the stand-up takes that long)")
     try:
-        d = Daemon("--sim-model", MODEL, lola=False)
+        d = Daemon("--sim-model", MODEL, "--sim-start", "sitting", lola=False)
     except (TestFailure, OSError) as e:
         print(f"the physical body does not run here: {e}")
         print("(it needs MuJoCo: apt install libmujoco2.2.2; make deps installs it)")

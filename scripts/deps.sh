@@ -19,7 +19,7 @@ PACKAGES="
 	qemu-system-x86 busybox-static cpio
 	sparse valgrind
 	libmsgpack-dev libmnl-dev zlib1g-dev libturbojpeg0-dev
-	libmicrohttpd-dev libjansson-dev python3-jsonschema python3-yaml wrk
+	libmicrohttpd-dev libjansson-dev python3-jsonschema python3-yaml wrk libcurl4-gnutls-dev python3-venv python3-pip python3-setuptools
 	libasound2-dev libsamplerate0-dev alsa-utils
 	chromium chromium-driver python3-selenium
 	libpcap-dev libsystemd-dev libmujoco-dev

@@ -7,7 +7,7 @@
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/selftests/lib/tap.sh"
-tap_plan 13
+tap_plan 16
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -50,6 +50,11 @@ has libnaobody1 'usr/lib/[^/]+/libnaobody.so.1'
 has libnaobody-dev 'usr/lib/[^/]+/libnaobody.so' 'usr/lib/[^/]+/libnaobody.a' \
 	'usr/lib/[^/]+/pkgconfig/naobody.pc' usr/include/linux/naobody.h \
 	usr/include/naobody/naobody.h
+has libnbclient1 'usr/lib/[^/]+/libnbclient.so.1'
+has libnbclient-dev 'usr/lib/[^/]+/libnbclient.so' 'usr/lib/[^/]+/libnbclient.a' \
+	usr/include/naobody/client.h
+has python3-naobody usr/lib/python3/dist-packages/naobody/__init__.py \
+	usr/lib/python3/dist-packages/naobody/client.py
 has libnrobot1 'usr/lib/[^/]+/libnrobot.so.1'
 has libnrobot-dev 'usr/lib/[^/]+/libnrobot.so' 'usr/lib/[^/]+/pkgconfig/nrobot.pc' \
 	usr/include/cm5/cm5.h usr/include/parol6/parol6.h usr/include/n_robot/link.h \

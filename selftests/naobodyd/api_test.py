@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """naobodyd's robot API on TCP, with a client on python3-msgpack: the
-handshake, every message of spec/robot-api.md, the controller, State's
+handshake, every message of Documentation/robot-api.rst, the controller, State's
 fields, units and orders, events, and bad input.
 
 On the simulated body (the host) all of them; on naobody.ko with the chest

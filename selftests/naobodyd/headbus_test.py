@@ -4,7 +4,7 @@
 sets NBTEST_HEAD_BUS): register values scripted with i2c-tools' i2cset come
 out as Touch events, State fields, LoLA's Touch, and the REST API's head
 readings, in the spec's units. Every expected value is worked out here from
-the spec (shared/spec/body-sensors-and-units.md) and the parts' datasheets,
+the spec (nao-rs's "Body sensors and units") and the parts' datasheets,
 not from naobodyd's table: INA230 bus voltage 1.25 mV and shunt voltage
 2.5 uV per count, TMP100 1/256 degC per count, both sending their 16-bit
 registers most significant byte first. The addresses, the touch pads'

@@ -2,13 +2,17 @@
 # naobodyd and naoguard on the host, against the simulated body, with a
 # client on Debian's python3-msgpack (nbtest.py). Each prints TAP.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
-	api_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
-	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py \
+	api_test.py api_errors_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
+	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py run_from_tree_test.py \
+	naoctl_host_test.py \
 	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
 # The physical simulated body (--sim-model): standing, Stop, SitDown, the FSRs.
 HOST_TESTS += $(srctree)/selftests/naobodyd/physics_test.py
+# The physical body's start: lying still with nobody connected, up at the first Wake.
+HOST_TESTS += $(srctree)/selftests/naobodyd/sim_start_test.py
 # The status page: its static files, and the page in headless chromium.
-HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py status_page_test.py)
+HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py status_page_test.py \
+	status_view_test.py)
 # The benchmark: latency, CPU, RSS and churn against the simulated body.
 BENCHES += $(srctree)/selftests/naobodyd/naobodyd_bench.py
 # The REST API: wrk on GET /state, SSE clients' CPU, the body loop under HTTP.
@@ -28,7 +32,7 @@ naobodyd_vm_VM_PROGS := naobodyd_vm.sh
 naobodyd_vm_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs
 naobodyd_vm_VM_TIMEOUT := 400
 naobodyd_vm_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm.sh vm_env.sh nbtest.py \
-	api_test.py watchdog_test.py lola_test.py naoguard_test.py vm_tests.py \
+	api_test.py api_errors_test.py watchdog_test.py lola_test.py naoguard_test.py vm_tests.py \
 	resttest.py rest_body_test.py rest_serial_test.py) Documentation/rest-api.yaml \
 	uapi/linux/naobody.h
 

@@ -37,7 +37,7 @@ FSR_LIFTED = 0.05		# kg, all eight together, lifted off the floor
 
 
 def physical(*extra):
-    return Daemon("--sim-model", MODEL, *extra)
+    return Daemon("--sim-model", MODEL, "--sim-start", "sitting", *extra)
 
 
 def physics(d):

@@ -40,7 +40,7 @@ def browser(tmp, width, height):
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--no-first-run", "--disable-extensions", "--disable-background-networking",
+              "--no-first-run", "--disable-extensions", "--disable-background-networking", "--disable-component-update", "--disable-sync",
               f"--user-data-dir={tmp}", f"--window-size={width},{height}"):
         opts.add_argument(a)
     return webdriver.Chrome(service=Service(CHROMEDRIVER, log_path=os.devnull), options=opts)

@@ -47,6 +47,12 @@
 #define BYTES_PER_WAKE		(256U * 1024)
 #define NS_PER_WAKE		(2ULL * 1000000ULL)
 #define FIRST_CHUNK		(64U * 1024)	/* a big frame's first allocation */
+/*
+ * Error events to one client: at most ERRORS_BURST a second; the next one
+ * after a second that dropped some says how many (its "suppressed").
+ */
+#define ERRORS_BURST		50
+#define ERRORS_WINDOW_NS	(1000ULL * 1000000ULL)
 #define HEARD_EVERY_NS		(10ULL * 1000000ULL)	/* heartbeats, coalesced */
 /*
  * An Image goes out only while what waits for the client, with it, stays
@@ -86,6 +92,9 @@ struct session {
 	bool told_audio, told_media, told_mic, told_volume;
 	uint64_t images_dropped;	/* for the rate-limited line */
 	struct ratelimit rl;
+	char close_why[200];		/* closing: why, for the log */
+	uint64_t err_window;		/* Error events: this second's start */
+	uint32_t err_sent, err_suppressed;
 };
 
 struct api {
@@ -223,7 +232,7 @@ static bool flush(struct session *s)
 		return false;
 	}
 	if (rc == 0 && s->closing) {
-		session_close(s, "closed after its last reply");
+		session_close(s, s->close_why[0] ? s->close_why : "closed after its last reply");
 		return false;
 	}
 	want_out(s, rc == 1);
@@ -254,6 +263,37 @@ static void send_hello(struct session *s)
 		send_frame(s, api->scratch.data, api->scratch.len, false);
 }
 
+/*
+ * An Error event to the client (codec.h's api_errors[]), within its limit.
+ * It may close the session (a full queue): callers look at s->w.fd.
+ */
+static void send_error(struct session *s, enum api_error e, const char *command,
+		       const char *field, const char *detail)
+{
+	struct api *api = s->api;
+	uint64_t now = mono_ns();
+
+	if (s->w.fd < 0 || s->closing)
+		return;
+	if (now - s->err_window >= ERRORS_WINDOW_NS) {
+		s->err_window = now;
+		s->err_sent = 0;
+	}
+	if (s->err_sent >= ERRORS_BURST) {
+		s->err_suppressed++;
+		return;
+	}
+	api->scratch.len = 0;
+	if (codec_event_error(&api->scratch, e, command, field, detail, API_VERSION,
+			      s->err_suppressed)) {
+		log_err("api: cannot encode an Error");
+		return;
+	}
+	s->err_sent++;
+	s->err_suppressed = 0;
+	send_frame(s, api->scratch.data, api->scratch.len, false);
+}
+
 /* Stop reading; close once the queue is out, or after API_LINGER_NS. */
 static void close_after_flush(struct session *s)
 {
@@ -265,20 +305,37 @@ static void close_after_flush(struct session *s)
 	flush(s);
 }
 
+/* The client's last message: an Error, then the connection closes (why, in the log). */
+static void fail_session(struct session *s, enum api_error e, const char *command,
+			 const char *field, const char *why)
+{
+	send_error(s, e, command, field, why);
+	if (s->w.fd < 0)
+		return;
+	snprintf(s->close_why, sizeof(s->close_why), "%s", why);
+	close_after_flush(s);
+}
+
 static void handshake(struct session *s, enum decode_result r, struct to_robot *m)
 {
 	struct body_cmd claim = { 0 };
 	struct api *api = s->api;
 
 	if (r != DECODE_OK || m->kind != TR_HELLO) {
-		char why[240];
+		char why[240], field[64] = "";
 
-		if (r == DECODE_OK || r == DECODE_UNKNOWN)
+		if (r == DECODE_OK || r == DECODE_UNKNOWN || m->kind != TR_HELLO)
 			snprintf(why, sizeof(why), "handshake: expected Hello first, got %s",
 				 m->variant[0] ? m->variant : "something else");
 		else
 			snprintf(why, sizeof(why), "handshake: bad Hello: %s", m->error);
-		session_close(s, why);
+		if (r == DECODE_INVALID)
+			codec_error_field(m->error, field, sizeof(field));
+		/* A command the robot knows, from a connection that is not the controller. */
+		if (r == DECODE_OK)
+			fail_session(s, AERR_NOT_CONTROLLER, m->variant, NULL, why);
+		else
+			fail_session(s, AERR_HANDSHAKE, m->variant[0] ? m->variant : NULL, field, why);
 		return;
 	}
 	snprintf(s->client, sizeof(s->client), "%s", m->hello.client);
@@ -286,8 +343,13 @@ static void handshake(struct session *s, enum decode_result r, struct to_robot *
 		log_warn("api: client %s (%s) speaks version %u, this robot version %u: answering and closing",
 			 s->peer, name_of(s), m->hello.version, API_VERSION);
 		send_hello(s);
-		if (s->w.fd >= 0)
-			close_after_flush(s);
+		if (s->w.fd >= 0) {
+			char why[120];
+
+			snprintf(why, sizeof(why), "Hello.version is %u; this robot speaks version %u",
+				 m->hello.version, API_VERSION);
+			fail_session(s, AERR_VERSION, "Hello", "Hello.version", why);
+		}
 		return;
 	}
 	s->hello_done = true;
@@ -328,6 +390,10 @@ static void speaker(struct session *s, const uint8_t *p, uint32_t len)
 		err = n > HEAD_AUDIO_QUEUE ? -ENOSPC : head_audio_speaker(api->d->audio, api->pcm, n);
 	}
 	if (err == -ENODEV)
+		send_error(s, AERR_NO_SPEAKER, "Speaker", NULL, "Speaker");
+	else if (err)
+		send_error(s, AERR_SPEAKER_FULL, NULL, NULL, NULL);
+	if (err == -ENODEV)
 		tell_once(s, &s->told_audio,
 			  "Speaker dropped: there is no speaker (see the log's audio lines); SpeakerClear does nothing");
 	else if (err && ratelimit_ok(&s->rl))
@@ -344,6 +410,8 @@ static void volume(struct session *s, const struct to_robot *m)
 		err = head_audio_volume(s->api->d->audio,
 					m->volume.has_percent ? &m->volume.percent : NULL,
 					m->volume.has_muted ? &m->volume.muted : NULL, &now);
+	if (err)
+		send_error(s, err == -ENODEV ? AERR_NO_MIXER : AERR_MIXER_REFUSED, NULL, NULL, NULL);
 	if (err == -ENODEV)
 		tell_once(s, &s->told_volume, "Volume dropped: there is no speaker mixer (see the log's audio lines)");
 	else if (err && ratelimit_ok(&s->rl))
@@ -361,6 +429,7 @@ static void dispatch(struct session *s, struct to_robot *m, const uint8_t *p, ui
 	memset(&c, 0, sizeof(c));
 	switch (m->kind) {
 	case TR_HELLO:
+		send_error(s, AERR_HELLO_AGAIN, NULL, NULL, NULL);
 		if (ratelimit_ok(&s->rl))
 			log_warn("api: client %s (%s): Hello after the handshake: ignored",
 				 s->peer, name_of(s));
@@ -388,6 +457,8 @@ static void dispatch(struct session *s, struct to_robot *m, const uint8_t *p, ui
 	case TR_SPEAKER_CLEAR:
 		if (s->api->d->audio)
 			head_audio_speaker_clear(s->api->d->audio);
+		else
+			send_error(s, AERR_NO_SPEAKER, "SpeakerClear", NULL, "SpeakerClear");
 		break;
 	case TR_VOLUME:
 		volume(s, m);
@@ -395,6 +466,11 @@ static void dispatch(struct session *s, struct to_robot *m, const uint8_t *p, ui
 	case TR_SUBSCRIBE:
 		s->sub = m->subscribe;
 		s->due = 1.0f;	/* the first State goes out at the next cycle */
+		if (s->sub.microphone && (!s->api->d->audio ||
+					  head_audio_mic_fd(s->api->d->audio) < 0))
+			send_error(s, AERR_NO_MICROPHONES, NULL, NULL, NULL);
+		if (s->w.fd < 0)
+			return;
 		if (s->sub.microphone && (!s->api->d->audio ||
 					  head_audio_mic_fd(s->api->d->audio) < 0))
 			tell_once(s, &s->told_mic,
@@ -420,6 +496,32 @@ static void dispatch(struct session *s, struct to_robot *m, const uint8_t *p, ui
 	}
 }
 
+/* What the client gets to know of its message's faults (Error events). */
+static void tell_errors(struct session *s, int r, const struct to_robot *m)
+{
+	const char *next = m->unknown;
+	char field[64];
+
+	/* "Where.name, Where.other": one UnknownField each. */
+	while (*next && s->w.fd >= 0) {
+		size_t n = strcspn(next, ",");
+
+		snprintf(field, sizeof(field), "%.*s", (int)n, next);
+		send_error(s, AERR_UNKNOWN_FIELD, m->variant, field, field);
+		next += n;
+		next += strspn(next, ", ");
+	}
+	if (s->w.fd < 0)
+		return;
+	if (r == DECODE_UNKNOWN) {
+		send_error(s, AERR_UNKNOWN_MESSAGE, m->variant[0] ? m->variant : NULL, NULL,
+			   m->error);
+	} else if (r == DECODE_INVALID) {
+		codec_error_field(m->error, field, sizeof(field));
+		send_error(s, AERR_BAD_VALUE, m->variant, field, m->error);
+	}
+}
+
 static void handle_frame(struct session *s, const uint8_t *p, uint32_t len)
 {
 	msgpack_unpacked u;
@@ -442,13 +544,14 @@ static void handle_frame(struct session *s, const uint8_t *p, uint32_t len)
 				why = "truncated value";
 			snprintf(msg, sizeof(msg), "malformed MessagePack in a %u-byte frame: %s",
 				 len, why);
-			session_close(s, msg);
+			fail_session(s, AERR_MALFORMED, NULL, NULL, msg);
 			return;
 		}
 		msgpack_unpacked_init(&u);
 		if (msgpack_unpack_next(&u, (const char *)p, len, &off) != MSGPACK_UNPACK_SUCCESS) {
 			msgpack_unpacked_destroy(&u);
-			session_close(s, "malformed MessagePack (msgpack-c refused it)");
+			fail_session(s, AERR_MALFORMED, NULL, NULL,
+				     "malformed MessagePack (msgpack-c refused it)");
 			return;
 		}
 		r = codec_decode(&u.data, &m);
@@ -462,6 +565,9 @@ static void handle_frame(struct session *s, const uint8_t *p, uint32_t len)
 	if (m.unknown[0] && ratelimit_ok(&s->rl))
 		log_warn("api: client %s (%s): unknown fields ignored: %s", s->peer,
 			 name_of(s), m.unknown);
+	tell_errors(s, r, &m);
+	if (s->w.fd < 0)
+		return;
 	if (r == DECODE_UNKNOWN || r == DECODE_INVALID) {
 		if (r == DECODE_UNKNOWN && ratelimit_ok(&s->rl))
 			log_warn("api: client %s (%s): ignored: %s", s->peer, name_of(s), m.error);
@@ -518,7 +624,7 @@ static void session_read(struct session *s)
 	uint64_t start = mono_ns();
 	size_t bytes = 0;
 
-	for (int frames = 0; frames < FRAMES_PER_WAKE && s->w.fd >= 0 &&
+	for (int frames = 0; frames < FRAMES_PER_WAKE && s->w.fd >= 0 && !s->closing &&
 	     bytes < BYTES_PER_WAKE && mono_ns() - start < NS_PER_WAKE;) {
 		uint8_t *dst;
 		size_t want;
@@ -560,11 +666,11 @@ static void session_read(struct session *s)
 				char msg[96];
 
 				snprintf(msg, sizeof(msg), "a frame of %u bytes is over the 8 MiB limit", len);
-				session_close(s, msg);
+				fail_session(s, AERR_MALFORMED, NULL, NULL, msg);
 				return;
 			}
 			if (!len) {
-				session_close(s, "malformed: an empty frame");
+				fail_session(s, AERR_MALFORMED, NULL, NULL, "malformed: an empty frame");
 				return;
 			}
 			if (!s->hello_done && len > API_PRE_HELLO_FRAME) {
@@ -573,7 +679,7 @@ static void session_read(struct session *s)
 				snprintf(msg, sizeof(msg),
 					 "handshake: a frame of %u bytes before Hello (at most %u)",
 					 len, API_PRE_HELLO_FRAME);
-				session_close(s, msg);
+				fail_session(s, AERR_HANDSHAKE, NULL, NULL, msg);
 				return;
 			}
 			/* Small frames inline; a big one grows as it arrives. */
@@ -587,7 +693,7 @@ static void session_read(struct session *s)
 		if (s->got < s->need)
 			continue;
 		handle_frame(s, s->frame, s->need);
-		if (s->w.fd < 0)
+		if (s->w.fd < 0 || s->closing)
 			return;	/* the frame closed it, and freed the frame */
 		frame_release(s);
 		s->need = 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the robot API on TCP (spec/robot-api.md): framing, the
+ * naobodyd: the robot API on TCP (Documentation/robot-api.rst): framing, the
  * handshake, sessions, subscriptions and their bounded output queues. The
  * network thread's (see naobodyd.h).
  */

@@ -455,6 +455,21 @@ static const float start_pose[NJ] = {
 	1.45f, -0.10f, 1.00f, 0.60f, 0.0f, 0.0f, 0.0f,
 };
 
+/*
+ * The physical body starts lying face down, limp (turned pi/2 about y):
+ * the model's limp sit tips over within seconds (its gearbox friction is
+ * provisional: Documentation/naobodyd.rst), lying it rests, and Wake gets
+ * it up from there with the get-up from the front. Legs straight, arms
+ * along the body.
+ */
+static const float lying_pose[NJ] = {
+	0.0f, 0.0f, 1.45f, 0.20f, 0.0f, 0.0f, 0.0f,
+	0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+	0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+	1.45f, -0.20f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+};
+#define LYING_PITCH	((float)M_PI_2)
+
 struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 {
 	struct itimerspec its = {
@@ -494,6 +509,8 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 			free(s);
 			return NULL;
 		}
+		if (!cfg->sim_sitting)
+			sim_physics_lay(s->phys, lying_pose, LYING_PITCH);
 		/* The joints the physics settled them in, not the pose asked. */
 		sim_physics_sense(s->phys, &s->ps);
 		memcpy(s->pos, s->ps.position, sizeof(s->pos));
@@ -516,8 +533,9 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 			return NULL;
 		}
 	}
-	log_info("sim: the simulated body (%s, %s), sitting, limp%s%s", s->b.info.body_id,
-		 s->b.info.head_id, s->phys ? ", physical: " : "",
+	log_info("sim: the simulated body (%s, %s), %s, limp%s%s", s->b.info.body_id,
+		 s->b.info.head_id, s->phys && !cfg->sim_sitting ? "lying face down" : "sitting",
+		 s->phys ? ", physical: " : "",
 		 s->phys ? cfg->sim_model : "");
 	return &s->b;
 }

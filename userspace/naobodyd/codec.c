@@ -294,8 +294,12 @@ static bool dec_motion(struct to_robot *m, const msgpack_object *d)
 		r->kind = MOTION_ARMS_UP;
 	else if (is_str(name, "Squat"))
 		r->kind = MOTION_SQUAT;
-	else
-		return fail(m, "Motion: unknown variant");
+	else if (name->type == MSGPACK_OBJECT_STR) {
+		char v[32];
+
+		sanitize(v, sizeof(v), name->via.str.ptr, name->via.str.size);
+		return fail(m, "Motion: unknown variant \"%s\"", v);
+	}
 	if (data)
 		note_unknown(m, "Motion", "(data of a unit variant)", 24);
 	return true;
@@ -1026,4 +1030,104 @@ int codec_image(struct buf *b, const char *camera, double time, uint32_t width,
 	err |= pack_str(&pk, "jpeg");
 	err |= msgpack_pack_bin(&pk, len) | msgpack_pack_bin_body(&pk, jpeg, len);
 	return frame_end(b, at, err);
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+const struct api_error_info api_errors[AERR_COUNT] = {
+	[AERR_UNKNOWN_MESSAGE] = { "UnknownMessage", NULL, NULL,
+		"%s: this robot does not know that message; it was ignored" },
+	[AERR_UNKNOWN_FIELD] = { "UnknownField", NULL, NULL,
+		"%s is not a field of that message: the field was ignored, the rest applied" },
+	[AERR_BAD_VALUE] = { "BadValue", NULL, NULL, "%s: the message was ignored" },
+	[AERR_MALFORMED] = { "Malformed", NULL, NULL, "%s: the connection is closed" },
+	[AERR_HANDSHAKE] = { "Handshake", NULL, NULL, "%s: the connection is closed" },
+	[AERR_VERSION] = { "Version", NULL, "Hello",
+		"%s: the connection is closed (versions lists the versions this robot speaks)" },
+	[AERR_STOPPED] = { "Refused", "Stopped", "Power",
+		"Wake refused: the death switch is latched; the robot stays limp until it is "
+		"rearmed on the robot ('naoctl rearm'), then Wake" },
+	[AERR_UNCALIBRATED] = { "Refused", "Uncalibrated", "Power",
+		"Wake refused: the body's calibration (its preference block) is not read; "
+		"'naoctl status' on the robot says why" },
+	[AERR_FALLEN] = { "Refused", "Fallen", "Power",
+		"Wake refused: the robot is down and this body has no safe get-up motion; "
+		"set it upright, then Wake" },
+	[AERR_WALKING_DISABLED] = { "Refused", "WalkingDisabled", "Motion",
+		"%s refused: walking is off on this body (the chest board's layout is not "
+		"verified on a robot: see naobodyd --robot-motions); the robot stands instead" },
+	[AERR_NOT_CONTROLLER] = { "Refused", "NotController", NULL,
+		"%s before Hello: this connection is not the controller (say Hello first); "
+		"the connection is closed" },
+	[AERR_HELLO_AGAIN] = { "Refused", "HelloAgain", "Hello",
+		"Hello after the handshake: ignored; this connection is the controller already" },
+	[AERR_NO_SPEAKER] = { "Refused", "NoSpeaker", NULL,
+		"%s: there is no speaker (the simulated body has none unless --speaker names "
+		"one); nothing was played" },
+	[AERR_SPEAKER_FULL] = { "Refused", "QueueFull", "Speaker",
+		"Speaker: its samples do not fit in what is left of the speaker's queue; none "
+		"of them was queued: send it again once the queue has drained" },
+	[AERR_NO_MIXER] = { "Refused", "NoMixer", "Volume",
+		"Volume: there is no speaker mixer; nothing was changed" },
+	[AERR_MIXER_REFUSED] = { "Refused", "MixerRefused", "Volume",
+		"Volume: the mixer refused it; nothing was changed" },
+	[AERR_NO_MICROPHONES] = { "Refused", "NoMicrophones", "Subscribe",
+		"Subscribe: there are no microphones; the subscription is recorded, and no "
+		"Microphone message will come" },
+};
+
+static int pack_str_or_nil(msgpack_packer *pk, const char *s)
+{
+	return s ? pack_str(pk, s) : msgpack_pack_nil(pk);
+}
+
+int codec_event_error(struct buf *b, enum api_error e, const char *command,
+		      const char *field, const char *detail, uint32_t version,
+		      uint32_t suppressed)
+{
+	const struct api_error_info *info = &api_errors[e];
+	char message[400];
+	msgpack_packer pk;
+	int err = 0;
+	size_t at;
+
+	if ((unsigned int)e >= AERR_COUNT)
+		return -1;
+	/* The table's sentences are the only formats; detail is data. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(message, sizeof(message), info->message, detail ? detail : "");
+#pragma GCC diagnostic pop
+	at = event_begin(b, &pk, "Error", 7, &err);
+	err |= pack_str(&pk, "kind");
+	err |= pack_str(&pk, info->kind);
+	err |= pack_str(&pk, "reason");
+	err |= pack_str_or_nil(&pk, info->reason);
+	err |= pack_str(&pk, "command");
+	err |= pack_str_or_nil(&pk, info->command ? info->command : command);
+	err |= pack_str(&pk, "field");
+	err |= pack_str_or_nil(&pk, field && *field ? field : NULL);
+	err |= pack_str(&pk, "message");
+	err |= pack_str(&pk, message);
+	err |= pack_str(&pk, "versions");
+	err |= msgpack_pack_array(&pk, 1);
+	err |= msgpack_pack_uint32(&pk, version);
+	err |= pack_str(&pk, "suppressed");
+	err |= msgpack_pack_uint32(&pk, suppressed);
+	return frame_end(b, at, err);
+}
+
+void codec_error_field(const char *error, char *out, size_t n)
+{
+	size_t len = strcspn(error, ": ");
+
+	/* A path has no spaces and is followed by ": ". */
+	if (!n)
+		return;
+	if (error[len] != ':' || error[len + 1] != ' ' || !len || len >= n) {
+		out[0] = '\0';
+		return;
+	}
+	memcpy(out, error, len);
+	out[len] = '\0';
 }

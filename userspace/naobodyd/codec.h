@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the robot API's messages (spec/robot-api.md) in MessagePack,
+ * naobodyd: the robot API's messages (Documentation/robot-api.rst) in MessagePack,
  * with field names, enums externally tagged as rmp-serde writes them:
  * "Unit", {"Newtype": value}, {"Struct": {"field": value, ...}}.
  *
@@ -130,5 +130,64 @@ int codec_image(struct buf *b, const char *camera, double time, uint32_t width,
 		uint32_t height, const uint8_t *jpeg, size_t len);
 /* Microphone {time, samples}: time is the first sample's, s since the epoch. */
 int codec_microphone(struct buf *b, double time, const int16_t *samples, size_t n);
+
+/*
+ * The Error event: what the robot tells a client about one of its messages
+ * (Documentation/robot-api.rst, "Errors"). One table, api_errors[], gives
+ * each error its kind, its reason and the sentence a person reads.
+ */
+enum api_error {
+	/* kind UnknownMessage: a variant this robot does not know; ignored */
+	AERR_UNKNOWN_MESSAGE,
+	/* kind UnknownField: a field it does not know; the rest applied */
+	AERR_UNKNOWN_FIELD,
+	/* kind BadValue: a known message with a bad value; ignored whole */
+	AERR_BAD_VALUE,
+	/* kind Malformed: not MessagePack, or a frame too long; then closed */
+	AERR_MALFORMED,
+	/* kind Handshake: anything but a good Hello first; then closed */
+	AERR_HANDSHAKE,
+	/* kind Version: another version in Hello; after the Hello, then closed */
+	AERR_VERSION,
+	/* kind Refused: the message was understood and not carried out */
+	AERR_STOPPED,		/* Wake while the death switch is latched */
+	AERR_UNCALIBRATED,	/* Wake while the body's calibration is not read */
+	AERR_FALLEN,		/* Wake while down on a body that cannot get up */
+	AERR_WALKING_DISABLED,	/* WalkTo/WalkToward on a body that does not walk */
+	AERR_NOT_CONTROLLER,	/* a command before Hello: not the controller */
+	AERR_HELLO_AGAIN,	/* Hello after the handshake */
+	AERR_NO_SPEAKER,	/* Speaker, SpeakerClear without a speaker */
+	AERR_SPEAKER_FULL,	/* Speaker that does not fit in the queue */
+	AERR_NO_MIXER,		/* Volume without a mixer */
+	AERR_MIXER_REFUSED,	/* Volume the mixer refused */
+	AERR_NO_MICROPHONES,	/* Subscribe.microphone without microphones */
+	AERR_COUNT
+};
+
+struct api_error_info {
+	const char *kind;	/* Error.kind */
+	const char *reason;	/* Error.reason; NULL: nil */
+	const char *command;	/* the command it is about when always the same; NULL: given */
+	const char *message;	/* the sentence; "%s" takes the detail, when it has one */
+};
+
+extern const struct api_error_info api_errors[AERR_COUNT];
+
+/*
+ * {"Event": {"Error": {kind, reason, command, field, message, versions,
+ * suppressed}}}. command and field may be NULL (nil); detail fills the
+ * table's "%s" (NULL: ""); versions is the one version this robot speaks;
+ * suppressed counts the errors not sent before this one (the per-client
+ * limit).
+ */
+int codec_event_error(struct buf *b, enum api_error e, const char *command,
+		      const char *field, const char *detail, uint32_t version,
+		      uint32_t suppressed);
+
+/*
+ * The field an error of codec_decode() names ("Motion.WalkTo.x" of
+ * "Motion.WalkTo.x: expected a number") into out; "" when it names none.
+ */
+void codec_error_field(const char *error, char *out, size_t n);
 
 #endif

@@ -259,9 +259,33 @@ static void watchdog_step(struct daemon *d, uint64_t now)
 	EVENT(d, codec_event_watchdog(&d->events, true));
 }
 
+/* What the motion layer refused, as Error events (codec.h's api_errors[]). */
+static void refusals_step(struct daemon *d)
+{
+	static const struct {
+		unsigned int bit;
+		enum api_error e;
+		const char *detail;
+	} map[] = {
+		{ MREF_STOPPED, AERR_STOPPED, NULL },
+		{ MREF_UNCALIBRATED, AERR_UNCALIBRATED, NULL },
+		{ MREF_FALLEN, AERR_FALLEN, NULL },
+		{ MREF_WALK_TO, AERR_WALKING_DISABLED, "WalkTo" },
+		{ MREF_WALK_TOWARD, AERR_WALKING_DISABLED, "WalkToward" },
+	};
+	unsigned int refused = motion_take_refusals(d->motion);
+
+	for (size_t i = 0; refused && i < sizeof(map) / sizeof(map[0]); i++)
+		if (refused & map[i].bit)
+			EVENT(d, codec_event_error(&d->events, map[i].e, NULL, NULL, map[i].detail,
+						   API_VERSION, 0));
+}
+
 static void events_step(struct daemon *d, const struct body_frame *f)
 {
 	uint32_t bits = api_touch_bits(&f->s), changed = bits ^ d->touch_bits;
+
+	refusals_step(d);
 
 	for (int i = 0; i < API_TOUCHES && changed; i++) {
 		if (changed & (1U << i))

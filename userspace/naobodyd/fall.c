@@ -24,6 +24,7 @@ void fall_init(struct fall *f)
 	f->state = FALL_UPRIGHT;
 	f->still_since = 0;
 	f->upright_since = 0;
+	f->seen = false;
 }
 
 float fall_tilt(const struct nb_sensors *s)
@@ -54,6 +55,15 @@ enum fall_state fall_update(struct fall *f, const struct nb_sensors *s,
 	if (standing_up) {
 		f->state = FALL_STANDING_UP;
 		return f->state;
+	}
+	/*
+	 * The first reading: a body that starts down (the physical simulated
+	 * body starts lying) has not fallen while anyone watched; it is down.
+	 */
+	if (!f->seen) {
+		f->seen = true;
+		if (tilt > FALL_TILT_FALLING)
+			f->state = FALL_FALLEN;
 	}
 
 	switch (f->state) {

@@ -35,6 +35,7 @@ struct fall {
 	enum fall_state state;
 	uint64_t still_since;		/* tilted and still, or 0 */
 	uint64_t upright_since;
+	bool seen;			/* a first reading was taken */
 };
 
 void fall_init(struct fall *f);

@@ -22,7 +22,7 @@
 
 #define HEAD_BUS_DEFAULT_PATH	"/dev/i2c-head"	/* HULKs-OS's udev name */
 /*
- * Where HULKs-OS keeps the head's id (shared/notes/nao-chest-board-and-lola.md);
+ * Where HULKs-OS keeps the head's id (HULKs' docs/operating_system/partitioning.md);
  * what the file holds is not public: head_id_read() takes the first token
  * of 20 letters and digits (provisional).
  */

@@ -4,7 +4,7 @@
  * their values decode: the one table (head_bus_table.c), kept apart from
  * the reader (head_bus.c) so the host's unit tests check it alone.
  *
- * What the spec gives (shared/spec/body-sensors-and-units.md): touch
+ * What the spec gives (nao-rs's "Body sensors and units"): touch
  * indices 1..3 are the head's front, middle and rear pads; the INA230's
  * bus voltage is 1.25 mV per count; the TMP100 is read about every 300 ms.
  * The datasheets give the INA230's and the TMP100's registers and their

@@ -3,7 +3,7 @@
 #include "joints.h"
 
 /*
- * The robot API's order (spec/robot-api.md, "State"): head, left arm with
+ * The robot API's order (Documentation/robot-api.rst, "State"): head, left arm with
  * hand, right arm with hand, left leg, right leg.
  */
 const uint8_t api_joint_lola[API_JOINTS] = {

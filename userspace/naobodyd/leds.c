@@ -2,7 +2,7 @@
 /*
  * naobodyd: LEDs (see leds.h).
  *
- * LoLA's orders (shared/notes/nao-chest-board-and-lola.md, 2.2): eyes as
+ * LoLA's orders (nao_lola's lola_enums.hpp, as HULKs and B-Human): eyes as
  * eight reds, eight greens, eight blues; the left eye's LEDs in the order
  * 45, 0, 315, 270, 225, 180, 135, 90 degrees, the right eye's 0, 45, ...
  * 315; ears from 0 degrees, the right ear reversed.

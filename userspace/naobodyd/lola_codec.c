@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * naobodyd: LoLA's messages (see lola.h). Keys, types and orders:
- * shared/notes/nao-chest-board-and-lola.md, section 2.
+ * the teams' public LoLA code (HULKs' hula_types, nao_lola's lola_enums.hpp).
  *
  * The sensor map is always exactly 896 bytes, as real LoLA's is, with
  * nothing after it: 13 keys (fixed strings), 136 float32 values (always

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <sched.h>
@@ -45,8 +46,78 @@ static void on_signal(int sig)
 /* How long a stop may take to sit the robot down before going. */
 #define SHUTDOWN_NS	(5000ULL * 1000000ULL)
 
+/*
+ * Where the model and the status page are. An installed naobodyd has them
+ * where make install (or the Debian package) put them: the compiled-in
+ * NAOBODYD_SIM_MODEL and NAOBODYD_WWW_DIR. The build's own binary (it is
+ * NAOBODYD_TREE_BIN, the path it was linked to) runs from its tree, and
+ * takes the tree's copies: a fresh clone works after make, with nothing
+ * installed.
+ */
+static bool from_tree(void)
+{
+#ifdef NAOBODYD_TREE_BIN
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	return !strcmp(self, NAOBODYD_TREE_BIN);
+#else
+	return false;
+#endif
+}
+
+static const char *default_model(void)
+{
+#ifdef NAOBODYD_TREE_MODEL
+	if (from_tree())
+		return NAOBODYD_TREE_MODEL;
+#endif
+	return NAOBODYD_SIM_MODEL;
+}
+
+static const char *default_www(void)
+{
+#ifdef NAOBODYD_TREE_WWW
+	if (from_tree())
+		return NAOBODYD_TREE_WWW;
+#endif
+	return NAOBODYD_WWW_DIR;
+}
+
+/*
+ * The REST token's directory: systemd's StateDirectory= ($STATE_DIRECTORY,
+ * as naobodyd.service sets it), root's /var/lib/naobodyd, or for anyone
+ * else their own: $XDG_STATE_HOME/naobodyd, ~/.local/state/naobodyd (the
+ * XDG base directory specification's default). buf holds the last.
+ */
+static const char *default_state_dir(char *buf, size_t n)
+{
+	const char *sd = getenv("STATE_DIRECTORY"), *xdg = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+
+	if (sd && *sd) {
+		snprintf(buf, n, "%.*s", (int)strcspn(sd, ":"), sd);
+		return buf;
+	}
+	if (!geteuid())
+		return REST_DEFAULT_STATE_DIR;
+	if (xdg && *xdg == '/')
+		snprintf(buf, n, "%s/naobodyd", xdg);
+	else if (home && *home == '/')
+		snprintf(buf, n, "%s/.local/state/naobodyd", home);
+	else
+		return REST_DEFAULT_STATE_DIR;
+	return buf;
+}
+
 static void usage(FILE *f)
 {
+	char buf[PATH_MAX];
+	const char *state_dir = default_state_dir(buf, sizeof(buf));
+
 	fprintf(f,
 "Usage: naobodyd [OPTION]...\n"
 "Serve the NAO6's body: the robot API on TCP port 7700, a LoLA-compatible\n"
@@ -65,7 +136,11 @@ static void usage(FILE *f)
 "                           physics (implies --sim; without it the kinematic\n"
 "                           body)\n"
 "      --sim-model FILE     that body's model (implies --sim-physics; default\n"
-"                           " NAOBODYD_SIM_MODEL ")\n"
+"                           %s)\n"
+"      --sim-start POSE     how the physical body starts, limp: lying (face\n"
+"                           down, where it rests; the default) or sitting\n"
+"                           (it tips over within seconds unless woken: for\n"
+"                           tests that wake it at once)\n"
 "      --sim-script FILE    simulator commands, one \"SECONDS COMMAND\" a line\n"
 "      --sim-battery CHARGE the simulated battery's charge at start, 0..1\n"
 "                           (default 0.9)\n"
@@ -118,9 +193,11 @@ static void usage(FILE *f)
 "                           it answers loopback and the local subnets only\n"
 "      --no-rest            no REST API\n"
 "      --state-dir DIR      where the REST token lives (default\n"
-"                           " REST_DEFAULT_STATE_DIR ")\n"
+"                           %s;\n"
+"                           root's " REST_DEFAULT_STATE_DIR ", another user's\n"
+"                           $XDG_STATE_HOME/naobodyd)\n"
 "      --www DIR            the status page's files, served at / (default\n"
-"                           " NAOBODYD_WWW_DIR ")\n"
+"                           %s)\n"
 "      --no-www             no status page\n"
 "      --serial KIND:PATH   a serial body for the REST API: cm5:PATH or\n"
 "                           parol6:PATH (up to 8; serdev nodes and udev-named\n"
@@ -142,7 +219,8 @@ static void usage(FILE *f)
 "  -q, --quiet              log warnings and errors only\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n",
-		API_DEFAULT_PORT, REST_DEFAULT_PORT, GUARD_DEFAULT_PORT);
+		default_model(), API_DEFAULT_PORT, REST_DEFAULT_PORT, state_dir, default_www(),
+		GUARD_DEFAULT_PORT);
 }
 
 static int bad(const char *opt, const char *want, const char *got)
@@ -166,7 +244,7 @@ static bool parse_port(const char *s, uint16_t *port)
 }
 
 enum {
-	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_PHYSICS, OPT_SIM_MODEL, OPT_SIM_BATTERY, OPT_SIM_UNCALIBRATED,
+	OPT_SIM_CONTROL = 256, OPT_SIM_SCRIPT, OPT_SIM_START, OPT_SIM_PHYSICS, OPT_SIM_MODEL, OPT_SIM_BATTERY, OPT_SIM_UNCALIBRATED,
 	OPT_ALLOW_UNCALIBRATED, OPT_ROBOT_MOTIONS, OPT_BODY_ID, OPT_HEAD_ID, OPT_HEAD_ID_FILE, OPT_HEAD_BUS,
 	OPT_NO_HEAD_BUS,
 	OPT_ECHO, OPT_LOLA_MODE, OPT_NO_LOLA, OPT_NO_GUARD,
@@ -180,6 +258,7 @@ static const struct option options[] = {
 	{ "sim", no_argument, NULL, 's' },
 	{ "sim-control", required_argument, NULL, OPT_SIM_CONTROL },
 	{ "sim-script", required_argument, NULL, OPT_SIM_SCRIPT },
+	{ "sim-start", required_argument, NULL, OPT_SIM_START },
 	{ "sim-physics", no_argument, NULL, OPT_SIM_PHYSICS },
 	{ "sim-model", required_argument, NULL, OPT_SIM_MODEL },
 	{ "sim-battery", required_argument, NULL, OPT_SIM_BATTERY },
@@ -230,7 +309,8 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	bool head_bus_given = false, head_id_file_given = false;
 	struct head_audio_config *au = &cfg->audio;
 	const char *speaker = NULL, *mics = NULL, *mixer = NULL;
-	bool no_audio = false;
+	bool no_audio = false, model_given = false;
+	static char state_buf[PATH_MAX];
 	int c;
 
 	cfg->port = API_DEFAULT_PORT;
@@ -241,8 +321,8 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	cfg->guard_port = GUARD_DEFAULT_PORT;
 	cfg->rest = true;
 	cfg->rest_port = REST_DEFAULT_PORT;
-	cfg->state_dir = REST_DEFAULT_STATE_DIR;
-	cfg->www_dir = NAOBODYD_WWW_DIR;
+	cfg->state_dir = default_state_dir(state_buf, sizeof(state_buf));
+	cfg->www_dir = default_www();
 	snprintf(guard, n, "127.0.0.1");
 	cfg->guard_host = guard;
 	cfg->cameras.path[0] = CAMERA_DEFAULT_TOP;
@@ -268,15 +348,21 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 		case OPT_SIM_SCRIPT:
 			cfg->sim_script = optarg;
 			break;
+		case OPT_SIM_START:
+			if (strcmp(optarg, "lying") && strcmp(optarg, "sitting"))
+				return bad("--sim-start", "lying or sitting", optarg);
+			cfg->sim_sitting = !strcmp(optarg, "sitting");
+			break;
 		case OPT_SIM_PHYSICS:
 			if (!cfg->sim_model)
-				cfg->sim_model = NAOBODYD_SIM_MODEL;
+				cfg->sim_model = default_model();
 			cfg->sim = true;
 			break;
 		case OPT_SIM_MODEL:
 			if (!*optarg)
 				return bad("--sim-model", "a MuJoCo model file", optarg);
 			cfg->sim_model = optarg;
+			model_given = true;
 			cfg->sim = true;
 			break;
 		case OPT_SIM_BATTERY:
@@ -470,6 +556,13 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	}
 	if (!cfg->sim && (cfg->sim_control || cfg->sim_script))
 		cfg->sim = true;	/* simulator options imply the simulator */
+	/* The default model missing (a copy of the binary, nothing installed): say what to do. */
+	if (cfg->sim_model && !model_given && access(cfg->sim_model, R_OK)) {
+		fprintf(stderr, "naobodyd: the physical body's model %s: %s; --sim-model FILE gives "
+			"another (the source tree's is userspace/sim/nao6/nao6.xml)\n", cfg->sim_model,
+			strerror(errno));
+		return 1;
+	}
 	if (cfg->sim && cfg->robot_motions) {
 		fprintf(stderr, "naobodyd: --robot-motions is for the real body; the simulated one walks without it\n");
 		return 2;
@@ -774,6 +867,9 @@ int main(int argc, char **argv)
 	if (d.api && cfg.rest) {
 		rest = rest_create(&d);
 		if (!rest) {
+			log_err("the REST API did not start (above): --state-dir DIR keeps its token "
+				"elsewhere, --rest-port PORT serves it on another port, --no-rest runs "
+				"without it");
 			api_destroy(d.api);
 			d.api = NULL;
 		}

@@ -141,6 +141,7 @@ struct motion {
 	bool backward;			/* WalkTo's target is behind: backs to it */
 	bool walking;
 	bool warned_walk;
+	unsigned int refused;		/* enum motion_refusal, since the last take */
 	/* head */
 	float head[2];
 	/* requests noted since the last cycle */
@@ -192,6 +193,14 @@ void motion_request(struct motion *m, const struct motion_req *req, uint64_t now
 {
 	m->pend_motion = true;
 	m->motion_req = *req;
+}
+
+unsigned int motion_take_refusals(struct motion *m)
+{
+	unsigned int r = m->refused;
+
+	m->refused = 0;
+	return r;
 }
 
 void motion_watchdog(struct motion *m, int stage, uint64_t now)
@@ -372,6 +381,7 @@ static void do_wake(struct motion *m, const struct nb_sensors *s)
 {
 	if (m->stopped) {
 		log_warn("motion: Wake ignored: the death switch is latched (rearm first)");
+		m->refused |= MREF_STOPPED;
 		return;
 	}
 	if (m->power_on && m->phase != PH_UNSTIFFEN)
@@ -379,6 +389,7 @@ static void do_wake(struct motion *m, const struct nb_sensors *s)
 	if (fallen(m->fall_state)) {
 		if (!m->info.can_stand_up) {
 			log_warn("motion: Wake ignored: the robot is down and this body has no safe get-up motion yet");
+			m->refused |= MREF_FALLEN;
 			return;
 		}
 		m->power_on = true;
@@ -428,6 +439,8 @@ static void apply_motion_req(struct motion *m)
 	/* A keyframe still waiting for the steps to end is overtaken. */
 	m->deferred = false;
 	if (m->req.kind == MOTION_WALK_TO || m->req.kind == MOTION_WALK_TOWARD) {
+		if (!m->info.can_walk)
+			m->refused |= m->req.kind == MOTION_WALK_TO ? MREF_WALK_TO : MREF_WALK_TOWARD;
 		if (!m->info.can_walk && !m->warned_walk) {
 			log_warn("motion: walking is off on this body (the chest board's layout is not verified on a robot): %s is tracked, and the robot stands",
 				 m->req.kind == MOTION_WALK_TO ? "WalkTo" : "WalkToward");
@@ -663,6 +676,10 @@ void motion_update(struct motion *m, const struct body_frame *f,
 			log_warn("motion: the death switch is latched: limp until rearmed, then Wake");
 		m->stopped = true;
 		m->power_on = false;
+		if (m->pend_power && m->power_req == POWER_WAKE) {
+			log_warn("motion: Wake ignored: the death switch is latched (rearm first)");
+			m->refused |= MREF_STOPPED;
+		}
 		m->pend_power = false;
 		m->pend_watchdog = 0;
 		m->pend_adopt = false;
@@ -672,8 +689,10 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		m->stopped = false;
 	}
 	if (m->limp_why) {
-		if (m->pend_power && m->power_req == POWER_WAKE)
+		if (m->pend_power && m->power_req == POWER_WAKE) {
 			log_warn("motion: Wake refused: %s", m->limp_why);
+			m->refused |= MREF_UNCALIBRATED;
+		}
 		m->power_on = false;
 		m->pend_power = false;
 		m->pend_adopt = false;

@@ -86,6 +86,18 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		   struct nb_actuators *out, float walk[3]);
 void motion_status(const struct motion *m, struct motion_status *st);
 /*
+ * Requests refused since the last call (for the client: core.c makes them
+ * the robot API's Error events). Each is a bit of enum motion_refusal.
+ */
+enum motion_refusal {
+	MREF_STOPPED = 1 << 0,		/* Wake: the death switch is latched */
+	MREF_UNCALIBRATED = 1 << 1,	/* Wake: motion_hold_limp() */
+	MREF_FALLEN = 1 << 2,		/* Wake: down, and no get-up on this body */
+	MREF_WALK_TO = 1 << 3,		/* WalkTo on a body that does not walk */
+	MREF_WALK_TOWARD = 1 << 4,	/* WalkToward on a body that does not walk */
+};
+unsigned int motion_take_refusals(struct motion *m);
+/*
  * Fully limp: every stiffness the last cycle commanded is 0. (State's
  * Unstiff comes a little earlier, below 0.05, on the way down.)
  */

@@ -57,6 +57,7 @@ struct config {
 	const char *sim_script;
 	const char *sim_model;		/* the physical body's MuJoCo model, or NULL: kinematic */
 	float sim_battery;
+	bool sim_sitting;		/* the physical body starts sitting, not lying */
 	float sim_uncalibrated;		/* s the simulated body reports no calibration */
 	bool allow_uncalibrated;	/* stiffen a body without its calibration */
 	const char *robot_motions;	/* naoctl verify's verdict: the real body walks */

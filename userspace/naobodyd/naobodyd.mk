@@ -31,9 +31,9 @@ $(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: \
 NAOBODYD_WWW_STAMP := $(O)/obj/userspace/naobodyd/www-dir.stamp
 $(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: $(NAOBODYD_WWW_STAMP)
 $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
-	@mkdir -p $(@D) && echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME)' | \
+	@mkdir -p $(@D) && echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME) $(abspath $(O)) $(srctree)' | \
 		cmp -s - $@ || \
-		echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME)' > $@
+		echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME) $(abspath $(O)) $(srctree)' > $@
 .PHONY: naobodyd-www-dir-check
 
 # The physical simulated body's model (--sim-physics): make install puts
@@ -43,6 +43,12 @@ $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
 NAOBODYD_SIM_DIR ?= $(PREFIX)/share/naobodyd/sim
 $(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: \
 	USER_CFLAGS += -DNAOBODYD_SIM_MODEL='"$(NAOBODYD_SIM_DIR)/nao6.xml"'
+# The build's own binary runs from its tree (main.c, from_tree()): the
+# tree's model and status page, nothing installed needed.
+$(O)/obj/userspace/naobodyd/main.o: USER_CFLAGS += \
+	-DNAOBODYD_TREE_BIN='"$(abspath $(O))/bin/naobodyd"' \
+	-DNAOBODYD_TREE_WWW='"$(srctree)/userspace/naobodyd/www"' \
+	-DNAOBODYD_TREE_MODEL='"$(srctree)/userspace/sim/nao6/nao6.xml"'
 
 # MuJoCo, for the physical simulated body (--sim-physics) only: not linked,
 # so the daemon starts on the robot, which has no MuJoCo (HULKs-OS), but

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * naobodyd's REST API: PUT /leds's JSON, the robot API's Leds with the same
- * field names and ranges (../shared/spec/robot-api.md, "Leds"): left_eye,
+ * field names and ranges (Documentation/robot-api.rst, "Leds"): left_eye,
  * right_eye (8 [r, g, b], 0..255), left_ear, right_ear (10 numbers, 0..1,
  * clamped as the robot API does), chest, left_foot, right_foot ([r, g, b]).
  * A group left out or null is handed back to the daemon's own status; {}

@@ -36,6 +36,7 @@
 
 #define NJ		NAOBODY_JOINTS
 #define SETTLE_S	1.5	/* held in the start pose, at creation */
+#define LAY_SETTLE_S	4.0	/* then limp, when it starts lying */
 #define GRAVITY		9.81
 
 /* The arms' shapes, whose touching the floor the protective fall wants. */
@@ -689,8 +690,12 @@ static int bind(struct sim_physics *p, char *err, size_t n)
 	return 0;
 }
 
-/* The start pose, resting on the floor: its lowest shape just touches it. */
-static void place(struct sim_physics *p, const float pose[NJ])
+/*
+ * The start pose, resting on the floor: its lowest shape just touches it.
+ * pitch turns the whole body about the world's y axis first (pi/2: lying
+ * face down).
+ */
+static void place(struct sim_physics *p, const float pose[NJ], float pitch)
 {
 	const mjModel *m = p->m;
 	mjData *d = p->d;
@@ -698,6 +703,11 @@ static void place(struct sim_physics *p, const float pose[NJ])
 	float stiff[NJ];
 
 	mj->mj_resetData(m, d);
+	/* The free joint's orientation, a unit quaternion (w, x, y, z). */
+	d->qpos[3] = cos(pitch / 2.0);
+	d->qpos[4] = 0.0;
+	d->qpos[5] = sin(pitch / 2.0);
+	d->qpos[6] = 0.0;
 	for (int j = 0; j < NJ; j++)
 		d->qpos[p->qpos[j]] = pose[j];
 	/* RHipYawPitch follows LHipYawPitch (the model's equality). */
@@ -766,7 +776,7 @@ struct sim_physics *sim_physics_create(const char *path, const float pose[NJ],
 		free(p);
 		return NULL;
 	}
-	place(p, pose);
+	place(p, pose, 0.0f);
 	return p;
 }
 
@@ -777,4 +787,17 @@ void sim_physics_destroy(struct sim_physics *p)
 	mj->mj_deleteData(p->d);
 	mj->mj_deleteModel(p->m);
 	free(p);
+}
+
+void sim_physics_lay(struct sim_physics *p, const float pose[NJ], float pitch)
+{
+	float limp[NJ] = { 0 };
+
+	place(p, pose, pitch);
+	/* Let go, and let it come to rest: the first cycle finds it lying still. */
+	for (int i = 0; i < (int)(LAY_SETTLE_S / p->m->opt.timestep); i++)
+		step(p, pose, limp);
+	sim_physics_torque_reset(p);
+	sim_physics_impact_reset(p);
+	p->touched = 0;
 }

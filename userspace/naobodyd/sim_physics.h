@@ -57,6 +57,12 @@ struct sim_physics_sense {
 struct sim_physics *sim_physics_create(const char *path, const float pose[NAOBODY_JOINTS],
 				       char *err, size_t errlen);
 void sim_physics_destroy(struct sim_physics *p);
+/*
+ * Put the body down again in pose, turned pitch rad about the world's y
+ * axis (pi/2: lying face down), held there while it settles: as created,
+ * but lying. The simulated body starts so (body_sim.c).
+ */
+void sim_physics_lay(struct sim_physics *p, const float pose[NAOBODY_JOINTS], float pitch);
 
 /*
  * Run the model for seconds (a body cycle's time since the last: 12 ms, six

@@ -22,6 +22,10 @@ void sim_physics_destroy(struct sim_physics *p)
 {
 }
 
+void sim_physics_lay(struct sim_physics *p, const float pose[NAOBODY_JOINTS], float pitch)
+{
+}
+
 void sim_physics_cycle(struct sim_physics *p, float seconds,
 		       const float target[NAOBODY_JOINTS],
 		       const float stiffness[NAOBODY_JOINTS])

@@ -2,7 +2,7 @@
 /*
  * The chest board protocol's layout: every number the codec uses.
  *
- * Each value is marked (spec) when ../shared/spec/chest-board-link.md or
+ * Each value is marked (spec) when nao-rs's "Chest board link" or
  * body-sensors-and-units.md gives it, and (provisional) when it is ours:
  * message payloads, board addresses, request encodings and the preference
  * block's CRC were never published, so they are a consistent guess until a

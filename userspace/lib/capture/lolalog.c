@@ -6,7 +6,7 @@
  * put LoLA's value next to the chest board's bytes of the same moment.
  *
  * The packets are kept as LoLA's MessagePack bytes, decoded here with
- * msgpack-c into LoLA's arrays (../shared/notes/lola-clients.md): float32
+ * msgpack-c into LoLA's arrays (as the teams' LoLA readers take them): float32
  * values, integers accepted where a client would send them.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libparol6: see <parol6/parol6.h>. Frame layouts are the firmware's
- * Unpack_data()/Pack_data() (docs/../spec/parol6-serial-protocol.md);
+ * Unpack_data()/Pack_data() (Documentation/n_robot.rst, "PAROL6");
  * units and limits come from PAROL6_ROBOT.py.
  */
 #include <errno.h>

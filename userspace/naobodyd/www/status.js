@@ -16,7 +16,7 @@ const RATE = 25;			/* states per second from /events */
 const PLOT_SECONDS = 10;
 const EVENTS_KEPT = 50;
 
-/* The robot API's joint order (spec/robot-api.md), as /state sends them. */
+/* The robot API's joint order (Documentation/robot-api.rst), as /state sends them. */
 const JOINTS = [
 	"head_yaw", "head_pitch", "left_shoulder_pitch", "left_shoulder_roll",
 	"left_elbow_yaw", "left_elbow_roll", "left_wrist_yaw", "left_hand",
@@ -52,6 +52,24 @@ let drawPending = false;
 let boardsTimer = null;
 let generation = 0;		/* of runStream(): one loop at a time */
 const samples = [];		/* the IMU plot's: {t, a: [3], g: [3]} */
+const history = [];		/* the chosen plot's: the states of the last seconds */
+let replay = null;		/* a recording playing: {states, at, playing, t0, start} */
+
+/*
+ * What the Plot card can show: a label and how to read it from a state.
+ * Every joint's position, the inertial unit's angles and z acceleration,
+ * the feet's weight and the battery.
+ */
+const PLOTTABLE = [
+	...JOINTS.map((name, i) => [`${name.replace(/_/g, " ")} (rad)`, (s) => s.joint_positions[i]]),
+	["roll (rad)", (s) => s.imu.roll_pitch[0]],
+	["pitch (rad)", (s) => s.imu.roll_pitch[1]],
+	["acceleration z (m/s²)", (s) => s.imu.linear_acceleration[2]],
+	["left foot (kg)", (s) => s.left_foot_pressure.reduce((a, v) => a + v, 0)],
+	["right foot (kg)", (s) => s.right_foot_pressure.reduce((a, v) => a + v, 0)],
+	["battery charge", (s) => s.battery.charge],
+];
+const PLOT_COLOURS = ["--x", "--y", "--z", "--on"];
 
 /* ---- the token ----------------------------------------------------------- */
 
@@ -169,9 +187,19 @@ async function runStream(mine) {
 		setLink("down", "offline");
 }
 
+/* Live messages; while a recording plays, they wait (the stream stays up). */
 function onMessage(kind, data) {
+	if (replay)
+		return;
+	show(kind, data);
+}
+
+function show(kind, data) {
 	if (kind === "state") {
 		latest = data;
+		history.push(data);
+		while (history.length && history[0].time < data.time - PLOT_SECONDS - 1)
+			history.shift();
 		samples.push({ t: data.time, a: data.imu.linear_acceleration,
 			g: data.imu.angular_velocity });
 		while (samples.length && samples[0].t < data.time - PLOT_SECONDS - 1)
@@ -250,6 +278,194 @@ function draw() {
 	drawImu();
 	drawFeet(s);
 	drawJoints(s);
+	const f = context($("figure-plot"));
+	drawFigure($("figure-plot"), f.ctx, f.w, f.h, s, { x: css("--x"), y: css("--y"),
+		z: css("--z"), quiet: css("--quiet"), text: css("--fg") });
+	drawPlot();
+}
+
+/* The chosen values over the last PLOT_SECONDS, each on its own scale. */
+function drawPlot() {
+	const canvas = $("plot");
+	const { ctx, w, h } = context(canvas);
+	const chosen = [...$("plot-choice").selectedOptions].slice(0, 4).map((o) => Number(o.value));
+	const plotted = {};
+
+	if (!history.length || !chosen.length) {
+		canvas.dataset.plotted = "{}";
+		return;
+	}
+	const now = history[history.length - 1].time;
+	const px = (t) => w - (now - t) / PLOT_SECONDS * w;
+	ctx.strokeStyle = css("--line");
+	ctx.strokeRect(0.5, 0.5, w - 1, h - 1);
+	const legend = [];
+	chosen.forEach((k, n) => {
+		const [label, get] = PLOTTABLE[k];
+		const vals = history.map(get);
+		let lo = Math.min(...vals), hi = Math.max(...vals);
+
+		if (hi - lo < 0.02) {
+			lo -= 0.01;
+			hi += 0.01;
+		}
+		const py = (v) => h - 4 - (v - lo) / (hi - lo) * (h - 8);
+		let last = null;
+		ctx.strokeStyle = css(PLOT_COLOURS[n]);
+		ctx.lineWidth = 1.5;
+		ctx.beginPath();
+		history.forEach((s, i) => {
+			last = [px(s.time), py(vals[i])];
+			ctx[i ? "lineTo" : "moveTo"](...last);
+		});
+		ctx.stroke();
+		/* The newest point, read back from where it was drawn. */
+		plotted[label] = lo + (h - 4 - last[1]) / (h - 8) * (hi - lo);
+		legend.push(`${label}: ${fmt(vals[vals.length - 1], 3)} (${fmt(lo, 2)}..${fmt(hi, 2)})`);
+	});
+	canvas.dataset.plotted = JSON.stringify(plotted);
+	$("plot-legend").textContent = legend.join(" · ");
+}
+
+/* ---- replaying a recording (naoctl record) ------------------------------- */
+
+function redraw() {
+	if (!drawPending) {
+		drawPending = true;
+		requestAnimationFrame(draw);
+	}
+}
+
+/* Shows the recording's state i, with the seconds before it in the plots. */
+function replayAt(i) {
+	const r = replay;
+
+	r.at = Math.max(0, Math.min(i, r.states.length - 1));
+	samples.length = 0;
+	history.length = 0;
+	const now = r.states[r.at].data.time;
+	for (const m of r.states.slice(0, r.at + 1)) {
+		if (m.data.time >= now - PLOT_SECONDS - 1)
+			show("state", m.data);
+	}
+	$("replay-seek").value = String(r.at);
+	$("replay-status").textContent = `Replay: state ${r.at + 1} of ${r.states.length}, ` +
+		`${fmt(r.states[r.at].t - r.states[0].t, 2)} s of ` +
+		`${fmt(r.states[r.states.length - 1].t - r.states[0].t, 2)} s` +
+		(r.at === r.states.length - 1 ? " (the end)" : "");
+	redraw();
+}
+
+function replayTick() {
+	const r = replay;
+
+	if (!r || !r.playing)
+		return;
+	const due = r.states[0].t + (performance.now() / 1000 - r.t0) + r.start;
+	let i = r.at;
+	while (i + 1 < r.states.length && r.states[i + 1].t <= due)
+		i++;
+	if (i !== r.at) {
+		for (const e of r.events.filter((e) => e.t > r.states[r.at].t && e.t <= r.states[i].t))
+			logEvent(e.event, e.data);
+		replayAt(i);
+	}
+	if (r.at === r.states.length - 1) {
+		r.playing = false;
+		$("replay-play").textContent = "Play";
+		return;
+	}
+	requestAnimationFrame(replayTick);
+}
+
+function replayPlay() {
+	const r = replay;
+
+	if (!r)
+		return;
+	r.playing = !r.playing;
+	if (r.at === r.states.length - 1)
+		r.at = 0;
+	r.start = r.states[r.at].t - r.states[0].t;
+	r.t0 = performance.now() / 1000;
+	$("replay-play").textContent = r.playing ? "Pause" : "Play";
+	if (r.playing)
+		requestAnimationFrame(replayTick);
+}
+
+function replayLoad(text, name) {
+	const lines = text.split("\n").filter((l) => l.trim());
+	let head;
+
+	try {
+		head = JSON.parse(lines[0]);
+	} catch (e) {
+		head = null;
+	}
+	if (!head || head.naobody_recording !== 1) {
+		$("replay-status").textContent = `${name}: not a recording of naoctl record`;
+		return;
+	}
+	const msgs = [];
+	for (const l of lines.slice(1)) {
+		try {
+			msgs.push(JSON.parse(l));
+		} catch (e) {
+			break;	/* a recording cut short: what came before */
+		}
+	}
+	const states = msgs.filter((m) => m.event === "state" && m.data && m.data.imu);
+	if (!states.length) {
+		$("replay-status").textContent = `${name}: no state in it`;
+		return;
+	}
+	replay = { states, events: msgs.filter((m) => m.event !== "state"), at: 0, playing: false,
+		t0: 0, start: 0 };
+	$("robot-id").textContent = `${head.robot && head.robot.body_id} (replay of ${name})`;
+	$("replay-seek").max = String(states.length - 1);
+	for (const id of ["replay-play", "replay-live", "replay-seek"])
+		$(id).disabled = false;
+	replayAt(0);
+}
+
+function replayStop() {
+	replay = null;
+	samples.length = 0;
+	history.length = 0;
+	for (const id of ["replay-play", "replay-live", "replay-seek"])
+		$(id).disabled = true;
+	$("replay-play").textContent = "Play";
+	$("replay-status").textContent = "Live.";
+	$("replay-file").value = "";
+	if (token)
+		connect();
+}
+
+function setUpViews() {
+	PLOTTABLE.forEach(([label], k) => {
+		const o = document.createElement("option");
+
+		o.value = String(k);
+		o.textContent = label;
+		o.selected = label.startsWith("left knee pitch") || label.startsWith("pitch (rad)");
+		$("plot-choice").appendChild(o);
+	});
+	$("plot-choice").addEventListener("change", redraw);
+	$("replay-file").addEventListener("change", async () => {
+		const f = $("replay-file").files[0];
+
+		if (f)
+			replayLoad(await f.text(), f.name);
+	});
+	$("replay-play").addEventListener("click", replayPlay);
+	$("replay-live").addEventListener("click", replayStop);
+	$("replay-seek").addEventListener("input", () => {
+		if (replay) {
+			replay.playing = false;
+			$("replay-play").textContent = "Play";
+			replayAt(Number($("replay-seek").value));
+		}
+	});
 }
 
 /* A canvas at the screen's resolution; its context scaled to CSS pixels. */
@@ -505,6 +721,7 @@ async function connect() {
 }
 
 function start() {
+	setUpViews();
 	$("stop").addEventListener("click", () => {
 		if (!token) {
 			askToken("The stop needs the token too.");

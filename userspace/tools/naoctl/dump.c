@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "naoctl.h"
+#include "remote.h"
 
 static void header(void)
 {
@@ -108,8 +109,63 @@ static void row(const struct naobody_record *r, const struct nb_sensors *s)
 	printf("\n");
 }
 
+/* --host: one tab-separated line per State of the REST API (SI units). */
+static void remote_header(void)
+{
+	static const char *const groups[] = { "position", "stiffness", "current", "temperature" };
+
+	printf("time\tcycle\tprimary_state\tfall_state\tmotion\tstopped");
+	printf("\tacc_x\tacc_y\tacc_z\tgyro_x\tgyro_y\tgyro_z\troll\tpitch");
+	printf("\tcharge\tbattery_current\tbattery_temperature\tsonar_left\tsonar_right");
+	for (int i = 0; i < 4; i++)
+		printf("\tfsr_left%d", i);
+	for (int i = 0; i < 4; i++)
+		printf("\tfsr_right%d", i);
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		for (int j = 0; j < 26; j++)
+			printf("\t%s.%s", remote_joint_name(j), groups[g]);
+	printf("\n");
+}
+
+static int remote_row(const char *kind, json_t *s, void *ctx)
+{
+	static const char *const arrays[] = { "joint_positions", "joint_stiffness",
+					      "joint_currents", "joint_temperatures" };
+	json_t *imu = json_object_get(s, "imu"), *b = json_object_get(s, "battery");
+	long *count = ctx;
+
+	if (strcmp(kind, "state"))
+		return 0;
+	printf("%.3f\t%.0f\t%s\t%s\t%s\t%d", jnum(s, "time"), jnum(s, "cycle"),
+	       jstr(s, "primary_state"), jstr(s, "fall_state"), jstr(s, "motion"),
+	       json_is_true(json_object_get(s, "stopped")));
+	for (int i = 0; i < 3; i++)
+		printf("\t%g", jidx(imu, "linear_acceleration", i));
+	for (int i = 0; i < 3; i++)
+		printf("\t%g", jidx(imu, "angular_velocity", i));
+	printf("\t%g\t%g\t%g\t%g\t%g\t%g\t%g", jidx(imu, "roll_pitch", 0),
+	       jidx(imu, "roll_pitch", 1), jnum(b, "charge"), jnum(b, "current"),
+	       jnum(b, "temperature"), jnum(json_object_get(s, "sonar"), "left"),
+	       jnum(json_object_get(s, "sonar"), "right"));
+	for (int i = 0; i < 4; i++)
+		printf("\t%g", jidx(s, "left_foot_pressure", i));
+	for (int i = 0; i < 4; i++)
+		printf("\t%g", jidx(s, "right_foot_pressure", i));
+	for (size_t g = 0; g < sizeof(arrays) / sizeof(arrays[0]); g++)
+		for (int j = 0; j < 26; j++)
+			printf("\t%g", jidx(s, arrays[g], j));
+	printf("\n");
+	fflush(stdout);
+	return *count > 0 && !--*count ? 1 : 0;
+}
+
 int dump_main(int argc, char **argv)
 {
+	static const struct option longopts[] = { REMOTE_LONG_OPTIONS,
+		{ "rate", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 } };
+	struct remote r = { 0 };
+	bool remote = false;
+	double rate = 10;
 	struct naobody_record rec;
 	struct nb_device *d;
 	struct nb_sensors s;
@@ -117,7 +173,20 @@ int dump_main(int argc, char **argv)
 	long count = -1;
 	int c, ret, status = 0;
 
-	while ((c = getopt(argc, argv, "cn:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "cn:hH:r:", longopts, NULL)) != -1) {
+		int taken = remote_option(&r, c, optarg, &remote);
+
+		if (taken < 0)
+			return 2;
+		if (taken)
+			continue;
+		if (c == 'r') {
+			rate = atof(optarg);
+			if (rate > 0 && rate <= 100)
+				continue;
+			fprintf(stderr, "%s: rate '%s' is not in (0, 100] Hz\n", naoctl_prog, optarg);
+			return 2;
+		}
 		if (c == 'c') {
 			counts = true;
 			continue;
@@ -130,14 +199,28 @@ int dump_main(int argc, char **argv)
 				naoctl_prog, optarg);
 			return 2;
 		}
-		printf("Usage: %s dump [-c] [-n COUNT]\n\n"
+		printf("Usage: %s dump [-c] [-n COUNT] [--host HOST[:PORT] [-r HZ]]\n\n"
 		       "Prints every cycle's record as one tab-separated line in LoLA's\n"
 		       "units, after a header line, until Ctrl-C or COUNT records.\n"
 		       "-c prints the record's counts instead, as the kernel published\n"
 		       "them, in the order of struct naobody_record.\n"
 		       "Records the ring overwrote before they were read are skipped;\n"
-		       "the cycle column shows the gap.\n", naoctl_prog);
+		       "the cycle column shows the gap.\n"
+		       "With --host, naobodyd's States over its REST API, HZ a second\n"
+		       "(default 10): the robot API's fields, 26 joints, SI units.\n\n"
+		       REMOTE_HELP, naoctl_prog);
 		return c == 'h' ? 0 : 2;
+	}
+	if (remote) {
+		if (counts) {
+			fprintf(stderr, "%s: dump -c reads the ring's counts: not with --host\n",
+				naoctl_prog);
+			return 2;
+		}
+		if (remote_ready(&r))
+			return 1;
+		remote_header();
+		return remote_events(&r, rate, remote_row, &count) > 0 ? 0 : 1;
 	}
 	d = naoctl_open(0);
 	if (!d)

@@ -26,6 +26,7 @@ static const struct {
 	{ "status", status_main, NULL, "driver, death switch, controller, boards and counters" },
 	{ "watch", watch_main, NULL, "live body state in LoLA's units" },
 	{ "dump", dump_main, NULL, "records as tab-separated lines, for scripts" },
+	{ "record", record_main, NULL, "naobodyd's States to a file, for the status page's replay" },
 	{ "stop", stop_main, NULL, "the death switch: every stiffness to 0, latched" },
 	{ "rearm", rearm_main, NULL, "end a stop (needs CAP_SYS_ADMIN)" },
 	{ "boards", boards_main, NULL, "the motor boards and their handshake" },

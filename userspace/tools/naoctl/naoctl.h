@@ -28,5 +28,6 @@ int id_main(int argc, char **argv);
 int mode_main(int argc, char **argv);
 int harakiri_main(int argc, char **argv);
 int token_main(int argc, char **argv);
+int record_main(int argc, char **argv);
 
 #endif

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* naoctl status: the driver, the death switch, the controller, the counters. */
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "naoctl.h"
+#include "remote.h"
 
 static const char *const stop_reasons[] = {
 	"unspecified", "tool", "api", "guard", "button",
@@ -43,6 +45,56 @@ static const char *const counters[] = {
 	"calib_failures",
 };
 
+/* --host: the daemon's view, over its REST API. */
+static int status_remote(struct remote *r)
+{
+	json_t *robot, *state, *ctl, *drv;
+	int rc = 1;
+
+	if (remote_ready(r))
+		return 1;
+	robot = remote_get(r, "/robot");
+	state = robot ? remote_get(r, "/state") : NULL;
+	ctl = state ? remote_get(r, "/controller") : NULL;
+	drv = ctl ? remote_get(r, "/driver") : NULL;
+	if (drv) {
+		json_t *stats = json_object_get(drv, "statistics"), *v;
+		const char *key;
+		int i = 0;
+
+		printf("daemon        %s: naobodyd %s, robot API %.0f, %s body\n", r->url,
+		       jstr(robot, "daemon_version"), jnum(robot, "api_version"),
+		       jstr(robot, "body"));
+		printf("robot         body %s, head %s\n", jstr(robot, "body_id"),
+		       jstr(robot, "head_id"));
+		printf("cycle         %.1f ms; up %.0f s; cycle %.0f\n", jnum(robot, "period_s") * 1e3,
+		       jnum(robot, "uptime_s"), jnum(state, "cycle"));
+		printf("death switch  %s\n", json_is_true(json_object_get(state, "stopped")) ?
+		       "STOPPED; 'naoctl rearm' on the robot ends it" : "off");
+		printf("controller    %s%s%s\n", jstr(ctl, "holder"),
+		       json_is_string(json_object_get(ctl, "peer")) ? " from " : "",
+		       json_is_string(json_object_get(ctl, "peer")) ? jstr(ctl, "peer") : "");
+		printf("body          %s, %s, %s; battery %.0f %%\n", jstr(state, "primary_state"),
+		       jstr(state, "fall_state"), jstr(state, "motion"),
+		       jnum(json_object_get(state, "battery"), "charge") * 100);
+		printf("driver        %s\n", json_is_true(json_object_get(drv, "available")) ?
+		       jstr(drv, "driver") : "none (the simulated body)");
+		if (json_is_object(stats)) {
+			printf("statistics   ");
+			json_object_foreach(stats, key, v)
+				printf("%s %s=%.0f", i && i % 4 == 0 ? "\n             " : "", key,
+				       json_number_value(v)), i++;
+			printf("\n");
+		}
+		rc = 0;
+	}
+	json_decref(robot);
+	json_decref(state);
+	json_decref(ctl);
+	json_decref(drv);
+	return rc;
+}
+
 int status_main(int argc, char **argv)
 {
 	struct naobody_board boards[64];
@@ -54,9 +106,27 @@ int status_main(int argc, char **argv)
 	int n;
 
 	if (argc > 1) {
-		printf("Usage: %s status\n\nShows the driver, the death switch, the "
-		       "controller, the boards and the cycle's counters.\n", naoctl_prog);
-		return strcmp(argv[1], "-h") && strcmp(argv[1], "--help") ? 2 : 0;
+		static const struct option longopts[] = { REMOTE_LONG_OPTIONS,
+			{ NULL, 0, NULL, 0 } };
+		struct remote r = { 0 };
+		bool remote = false;
+		int c, bad = 0;
+
+		while ((c = getopt_long(argc, argv, "hH:", longopts, NULL)) != -1) {
+			int taken = remote_option(&r, c, optarg, &remote);
+
+			if (taken < 0)
+				return 2;
+			if (!taken)
+				bad = c == 'h' ? 1 : 2;
+		}
+		if (remote && !bad && optind == argc)
+			return status_remote(&r);
+		printf("Usage: %s status [--host HOST[:PORT]]\n\nShows the driver, the death "
+		       "switch, the controller, the boards and the cycle's counters. With\n"
+		       "--host, naobodyd's view of them over its REST API.\n\n" REMOTE_HELP,
+		       naoctl_prog);
+		return bad == 1 ? 0 : 2;
 	}
 	d = naoctl_open(0);
 	if (!d)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "naoctl.h"
+#include "remote.h"
 
 static volatile sig_atomic_t quit;
 
@@ -65,8 +66,64 @@ static void show(const struct nb_device *d, const struct naobody_record *rec,
 		       s->stiffness[j], s->current[j], s->temperature[j], s->status[j]);
 }
 
+/* --host: the REST API's states (the robot API's State, SI units, 26 joints). */
+struct remote_watch {
+	bool tty;
+	long count;
+};
+
+static int show_remote(const char *kind, json_t *s, void *ctx)
+{
+	struct remote_watch *w = ctx;
+	json_t *imu = json_object_get(s, "imu"), *b = json_object_get(s, "battery");
+	json_t *sonar = json_object_get(s, "sonar"), *t = json_object_get(s, "touch");
+	static const char *const touches[] = { "chest_button", "head_front", "head_middle",
+		"head_rear", "left_hand", "right_hand", "left_foot", "right_foot" };
+
+	if (strcmp(kind, "state"))
+		return 0;
+	if (w->tty)
+		printf("\033[H\033[J");
+	printf("cycle %.0f   %s   %s   %s   %s%s\n", jnum(s, "cycle"), jstr(s, "primary_state"),
+	       jstr(s, "fall_state"), jstr(s, "motion"),
+	       json_is_true(json_object_get(s, "stopped")) ? "   [STOPPED]" : "",
+	       json_is_true(json_object_get(s, "board_answering")) ? "" : "   [no answer]");
+	printf("imu      acc %7.2f %7.2f %7.2f m/s2   gyro %6.3f %6.3f %6.3f rad/s"
+	       "   roll %6.3f pitch %6.3f rad\n",
+	       jidx(imu, "linear_acceleration", 0), jidx(imu, "linear_acceleration", 1),
+	       jidx(imu, "linear_acceleration", 2), jidx(imu, "angular_velocity", 0),
+	       jidx(imu, "angular_velocity", 1), jidx(imu, "angular_velocity", 2),
+	       jidx(imu, "roll_pitch", 0), jidx(imu, "roll_pitch", 1));
+	printf("battery  charge %3.0f %%   current %6.2f A   temperature %3.0f C%s\n",
+	       jnum(b, "charge") * 100, jnum(b, "current"), jnum(b, "temperature"),
+	       json_is_true(json_object_get(b, "charging")) ? "   charging" : "");
+	printf("sonar    left %5.2f m   right %5.2f m\n", jnum(sonar, "left"), jnum(sonar, "right"));
+	printf("feet     left %5.2f kg   right %5.2f kg\n",
+	       jidx(s, "left_foot_pressure", 0) + jidx(s, "left_foot_pressure", 1) +
+	       jidx(s, "left_foot_pressure", 2) + jidx(s, "left_foot_pressure", 3),
+	       jidx(s, "right_foot_pressure", 0) + jidx(s, "right_foot_pressure", 1) +
+	       jidx(s, "right_foot_pressure", 2) + jidx(s, "right_foot_pressure", 3));
+	printf("touch   ");
+	for (int i = 0; i < 8; i++)
+		printf(" %s %c", touches[i], json_is_true(json_object_get(t, touches[i])) ? 'X' : '.');
+	printf("\n\n%-20s %9s %9s %8s %6s\n", "joint", "position", "stiffness", "current", "temp");
+	for (int j = 0; j < 26; j++)
+		printf("%-20s %9.3f %9.2f %8.3f %6.0f\n", remote_joint_name(j),
+		       jidx(s, "joint_positions", j), jidx(s, "joint_stiffness", j),
+		       jidx(s, "joint_currents", j), jidx(s, "joint_temperatures", j));
+	if (!w->tty)
+		printf("\n");
+	fflush(stdout);
+	if (w->count > 0 && !--w->count)
+		return 1;
+	return quit ? 1 : 0;
+}
+
 int watch_main(int argc, char **argv)
 {
+	static const struct option longopts[] = { REMOTE_LONG_OPTIONS, { NULL, 0, NULL, 0 } };
+	struct remote r = { 0 };
+	bool remote = false;
 	struct naobody_record rec, prev = { 0 };
 	double rate = 10, last = 0;
 	long count = -1;
@@ -74,7 +131,13 @@ int watch_main(int argc, char **argv)
 	struct nb_sensors s;
 	int c, tty, ret;
 
-	while ((c = getopt(argc, argv, "r:n:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "r:n:hH:", longopts, NULL)) != -1) {
+		int taken = remote_option(&r, c, optarg, &remote);
+
+		if (taken < 0)
+			return 2;
+		if (taken)
+			continue;
 		switch (c) {
 		case 'r':
 			rate = atof(optarg);
@@ -93,11 +156,23 @@ int watch_main(int argc, char **argv)
 			}
 			break;
 		default:
-			printf("Usage: %s watch [-r HZ] [-n COUNT]\n\n"
+			printf("Usage: %s watch [-r HZ] [-n COUNT] [--host HOST[:PORT]]\n\n"
 			       "Shows the body's state in LoLA's units, refreshed HZ times a\n"
-			       "second (default 10) until Ctrl-C, or COUNT times.\n", naoctl_prog);
+			       "second (default 10) until Ctrl-C, or COUNT times. With --host,\n"
+			       "naobodyd's state over its REST API (the robot API's State: 26\n"
+			       "joints, SI units), from anywhere on the robot's network.\n\n"
+			       REMOTE_HELP, naoctl_prog);
 			return c == 'h' ? 0 : 2;
 		}
+	}
+	if (remote) {
+		struct remote_watch w = { .tty = isatty(STDOUT_FILENO), .count = count };
+
+		if (remote_ready(&r))
+			return 1;
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		return remote_events(&r, rate, show_remote, &w) > 0 ? 0 : 1;
 	}
 	d = naoctl_open(0);
 	if (!d)
