@@ -205,18 +205,17 @@ $(VERSION_H): FORCE
 	$(Q)mkdir -p $(@D) && echo '#define NAOBODY_VERSION "$(NAOBODY_RELEASE)"' | cmp -s - $@ || \
 		echo '#define NAOBODY_VERSION "$(NAOBODY_RELEASE)"' > $@
 .PHONY: FORCE
-$(O)/obj/%.o $(O)/pic/%.o $(O)/san/%.o $(O)/fuzz/%.o: | $(VERSION_H)
 
-$(O)/obj/%.o: $(srctree)/%.c
+$(O)/obj/%.o: $(srctree)/%.c | $(VERSION_H)
 	$(quiet) CC $*.o
 	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) -c -o $@ $<
-$(O)/pic/%.o: $(srctree)/%.c
+$(O)/pic/%.o: $(srctree)/%.c | $(VERSION_H)
 	$(quiet) CC-PIC $*.o
 	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) -fPIC -fvisibility=default -c -o $@ $<
-$(O)/san/%.o: $(srctree)/%.c
+$(O)/san/%.o: $(srctree)/%.c | $(VERSION_H)
 	$(quiet) CC-SAN $*.o
 	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
-$(O)/fuzz/%.o: $(srctree)/%.c
+$(O)/fuzz/%.o: $(srctree)/%.c | $(VERSION_H)
 	$(quiet) CC-FUZZ $*.o
 	$(Q)mkdir -p $(@D) && $(FUZZ_CC) $(BASE_CFLAGS) -O1 -Wall -Wno-unused-parameter \
 		$(FUZZ_FLAGS) -c -o $@ $<
@@ -344,13 +343,14 @@ dkms-install:
 lint:
 	$(Q)$(srctree)/scripts/lint.sh
 
-# Every installed program has a man page; man pages and reST pages are well
-# formed. Programs built from selftests/ (benchmarks, test tools) are neither
+# Every installed program has a man page, answers --help and --version, and
+# lists the same options there; man pages and reST pages are well formed. Programs built from selftests/ (benchmarks, test tools) are neither
 # installed nor documented as tools.
 INSTALL_PROGRAMS = $(foreach p,$(PROGRAMS),\
 	$(if $(filter $(srctree)/selftests/%,$(firstword $($(p)_SRCS))),,$(p)))
-docs-check:
-	$(Q)PROGRAMS="$(INSTALL_PROGRAMS)" MAN_PAGES="$(MAN_PAGES)" $(srctree)/scripts/check-docs.sh
+docs-check: $(addprefix $(O)/bin/,$(INSTALL_PROGRAMS) $(foreach l,$(PROGRAM_LINKS),$(firstword $(subst =, ,$(l)))))
+	$(Q)PROGRAMS="$(INSTALL_PROGRAMS)" PROGRAM_LINKS="$(PROGRAM_LINKS)" MAN_PAGES="$(MAN_PAGES)" \
+		BIN="$(O)/bin" $(srctree)/scripts/check-docs.sh
 
 # Test tiers. Each step prints RESULT lines that scripts/check.sh counts.
 check-quick:

@@ -37,7 +37,7 @@ PACKAGES="
 	libpcap-dev libsystemd-dev libmujoco-dev
 	cargo rustc librust-libc-dev
 	debhelper dh-dkms lintian dpkg-dev systemd systemd-container iproute2
-	python3 python3-msgpack python3-docutils groff-base i2c-tools
+	python3 python3-msgpack python3-docutils groff-base mandoc i2c-tools
 	bc flex bison libelf-dev libssl-dev dwarves
 	device-tree-compiler dt-schema
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <nbtool/version.h>
 
 #include "cm5ctl.h"
 
@@ -51,7 +52,8 @@ static void usage(FILE *f)
 		"  -r, --raw           raw register counts, not natural units\n"
 		"  -S, --step-ms MS    pause between flashing stages (1000)\n"
 		"  -n, --count N       loop: stop after N cycles (0: until Ctrl-C)\n"
-		"  -h, --help          this help\n\n"
+		"  -h, --help          this help\n"
+		"      --version       the program's version\n\n"
 		"Registers are named as in 'cm5ctl regs' (goal_position...) or given\n"
 		"by address. Exit status: 0 ok, 1 error, 2 usage, 3 the CM-5 reported\n"
 		"an error.\n");
@@ -460,6 +462,7 @@ int main(int argc, char **argv)
 		{ "step-ms", required_argument, NULL, 'S' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct cm5 c;
@@ -510,6 +513,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return nbtool_version("cm5ctl");
 		default:
 			usage(stderr);
 			return EXIT_USAGE;

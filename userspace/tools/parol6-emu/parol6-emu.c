@@ -27,6 +27,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <nbtool/version.h>
 
 #define JOINTS 6
 
@@ -428,7 +429,8 @@ static void usage(FILE *f)
 		"  -m, --mute-after N        stop answering after N commands (link loss)\n"
 		"  -H, --home-ticks N        commands a homing takes (30)\n"
 		"  -v, --verbose             log dropped frames\n"
-		"  -h, --help                this help\n");
+		"  -h, --help                this help\n"
+		"      --version             the program's version\n");
 }
 
 int main(int argc, char **argv)
@@ -444,6 +446,7 @@ int main(int argc, char **argv)
 		{ "home-ticks", required_argument, NULL, 'H' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct sched_param sp = { .sched_priority = 10 };
@@ -493,6 +496,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return nbtool_version("parol6-emu");
 		default:
 			usage(stderr);
 			return 2;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <parol6/parol6.h>
+#include <nbtool/version.h>
 
 #define EXIT_USAGE	2
 #define EXIT_LINK	3	/* the link was lost */
@@ -70,7 +71,8 @@ static void usage(FILE *f)
 		"  -a, --accel DEG/S2     move acceleration and braking (40)\n"
 		"  -T, --timeout SECONDS  give up home or move after (60)\n"
 		"  -l, --link-timeout MS  no telemetry for this long = link lost (200)\n"
-		"  -h, --help             this help\n\n"
+		"  -h, --help             this help\n"
+		"      --version          the program's version\n\n"
 		"On exit, Ctrl-C or a lost link parolctl sends Idle with zero speed.\n"
 		"Exit status: 0 ok, 1 error, 2 usage, 3 link lost, 4 refused by the arm.\n");
 }
@@ -685,6 +687,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "link-timeout", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct parol6 p;
@@ -735,6 +738,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return nbtool_version("parolctl");
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
