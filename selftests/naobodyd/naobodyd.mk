@@ -7,6 +7,7 @@ HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
 	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
 # The physical simulated body (--sim-model): standing, Stop, SitDown, the FSRs.
 HOST_TESTS += $(srctree)/selftests/naobodyd/physics_test.py
+HOST_TESTS += $(srctree)/selftests/naobodyd/port_in_use_test.py
 # The status page: its static files, and the page in headless chromium.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py status_page_test.py)
 # The benchmark: latency, CPU, RSS and churn against the simulated body.
