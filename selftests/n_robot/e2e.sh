@@ -86,7 +86,7 @@ exit 1
 EOS
 chmod +x "$work/idle_last"
 
-tap_plan 51
+tap_plan 55
 echo "# link: $([ "$link" = yes ] && echo "n_robot line discipline" || echo "userspace framing")"
 
 # ---- CM-5 ---------------------------------------------------------------
@@ -131,6 +131,16 @@ check "cm5ctl loop: formats once, then 5 cycles of write and read, with the rate
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 5 loop 1:goal_position=120 1:present_position 2:present_position >'"$work/r"' 2>'"$work/err"' &&
 	 [ $(wc -l <'"$work/r"') = 5 ] && grep -q "^5 [0-9.]* s [0-9.]* Hz 1:present_position=119.94 2:present_position=" '"$work/r"' &&
 	 grep -q "5 cycles in" '"$work/err"
+check "cm5ctl loop on a terminal: one status line, redrawn a few times a second" sh -c \
+	'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 300 loop 1:present_position" /dev/null >'"$work/r"' &&
+	 n=$(tr "\r" "\n" <'"$work/r"' | grep -c "\[K[0-9]* [0-9.]* s ") && echo "$n lines for 300 cycles" &&
+	 [ "$n" -ge 1 ] && [ "$n" -lt 150 ] && tr "\r" "\n" <'"$work/r"' | grep -q "\[K300 [0-9.]* s "'
+check "cm5ctl loop -v on a terminal: a line per cycle" sh -c \
+	'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -v -n 30 loop 1:present_position" /dev/null >'"$work/r"' &&
+	 [ $(grep -c "^[0-9]* [0-9.]* s " '"$work/r"') = 30 ]'
+check "cm5ctl read takes a 0-register entry, as BRBrain" sh -c \
+	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' --raw read 1:present_position:0 2:goal_position >'"$work/r"' &&
+	 [ $(wc -l <'"$work/r"') = 1 ] && grep -q "^2 goal_position [0-9]*$" '"$work/r"
 printf '# a pose\n1 150\n2 160\n' >"$work/pose2"
 check "cm5ctl pose save, then play: goal and a moving speed that makes both servos arrive together" sh -c \
 	'c="cm5ctl -d '"$work/tty"' --ldisc='"$link"'"; $c write 1:goal_position=100 2:goal_position=200 >/dev/null &&
@@ -148,6 +158,9 @@ if [ "$link" = yes ]; then
 else
 	skip "cm5ctl attach keeps the counters across commands; stats shows them" "needs the line discipline (VM)"
 fi
+check "cm5ctl: Ctrl-C during pose play exits 130" sh -c \
+	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' pose play '"$work/pose2"'@30 >/dev/null 2>&1 & pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?;
+	 echo "exit $rc"; [ $rc = 130 ]'
 start_emu cm5-emu -s 1 --drop-every 3 --flush-ms 100
 check "libcm5 recovers from lost requests (500 ms, flush, retry)" sh -c \
 	'for i in 1 2 3 4 5 6; do cm5ctl -d '"$work/tty"' --ldisc='"$link"' -t 300 ping 1 >/dev/null || exit 1; done'
