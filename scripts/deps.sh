@@ -23,7 +23,7 @@ case ${1:-} in
 *) echo "usage: deps.sh [--demo]" >&2; exit 2 ;;
 esac
 
-# Keep this list in step with README.md ("What make deps installs").
+# What the build and the tests use, all from Debian 12.
 PACKAGES="
 	build-essential make gcc pkg-config git xz-utils
 	clang libclang-rt-14-dev llvm
@@ -38,6 +38,7 @@ PACKAGES="
 	cargo rustc librust-libc-dev
 	debhelper dh-dkms lintian dpkg-dev systemd systemd-container iproute2
 	python3 python3-msgpack python3-docutils groff-base mandoc i2c-tools
+	python3-setuptools python3-wheel python3-pip python3-venv dh-python
 	bc flex bison libelf-dev libssl-dev dwarves
 	device-tree-compiler dt-schema
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
