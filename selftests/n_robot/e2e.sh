@@ -131,13 +131,21 @@ check "cm5ctl loop: formats once, then 5 cycles of write and read, with the rate
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 5 loop 1:goal_position=120 1:present_position 2:present_position >'"$work/r"' 2>'"$work/err"' &&
 	 [ $(wc -l <'"$work/r"') = 5 ] && grep -q "^5 [0-9.]* s [0-9.]* Hz 1:present_position=119.94 2:present_position=" '"$work/r"' &&
 	 grep -q "5 cycles in" '"$work/err"
-check "cm5ctl loop on a terminal: one status line, redrawn a few times a second" sh -c \
-	'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 300 loop 1:present_position" /dev/null >'"$work/r"' &&
-	 n=$(tr "\r" "\n" <'"$work/r"' | grep -c "\[K[0-9]* [0-9.]* s ") && echo "$n lines for 300 cycles" &&
-	 [ "$n" -ge 1 ] && [ "$n" -lt 150 ] && tr "\r" "\n" <'"$work/r"' | grep -q "\[K300 [0-9.]* s "'
-check "cm5ctl loop -v on a terminal: a line per cycle" sh -c \
-	'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -v -n 30 loop 1:present_position" /dev/null >'"$work/r"' &&
-	 [ $(grep -c "^[0-9]* [0-9.]* s " '"$work/r"') = 30 ]'
+if command -v script >/dev/null; then
+	check "cm5ctl loop on a terminal: one status line, redrawn a few times a second" sh -c \
+		'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 300 loop 1:present_position" /dev/null >'"$work/r"' &&
+		 n=$(tr "\r" "\n" <'"$work/r"' | grep -c "\[K[0-9]* [0-9.]* s ") && echo "$n lines for 300 cycles" &&
+		 [ "$n" -ge 1 ] && [ "$n" -lt 150 ] && tr "\r" "\n" <'"$work/r"' | grep -q "\[K300 [0-9.]* s "'
+else
+	skip "cm5ctl loop on a terminal: one status line, redrawn a few times a second" "needs script(1), for a terminal"
+fi
+if command -v script >/dev/null; then
+	check "cm5ctl loop -v on a terminal: a line per cycle" sh -c \
+		'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -v -n 30 loop 1:present_position" /dev/null >'"$work/r"' &&
+		 [ $(grep -c "^[0-9]* [0-9.]* s " '"$work/r"') = 30 ]'
+else
+	skip "cm5ctl loop -v on a terminal: a line per cycle" "needs script(1), for a terminal"
+fi
 check "cm5ctl read takes a 0-register entry, as BRBrain" sh -c \
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' --raw read 1:present_position:0 2:goal_position >'"$work/r"' &&
 	 [ $(wc -l <'"$work/r"') = 1 ] && grep -q "^2 goal_position [0-9]*$" '"$work/r"
@@ -321,12 +329,20 @@ check "parolctl gripper move: the frames after it keep the command 0xC0 and the 
 	 from=$(($(wc -l <'"$work/p6.log"') + 1)) && $p6 status >/dev/null &&
 	 [ $(tail -n +$from '"$work/p6.log"' | grep -vc "grip=192,100,120,600,0 ") = 0 ]'
 start_emu parol6-emu -o "$work/p6.log" -H 100
-check "parolctl home shows its progress on a terminal" sh -c \
-	'script -qec "parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 home" /dev/null >'"$work/out"' &&
-	 grep -q "home: [0-9.]* s, homed: none yet" '"$work/out"' && grep -q "home: homed in" '"$work/out"
-check "parolctl move shows its progress on a terminal" sh -c \
-	'script -qec "parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 20 move 70 -90 180 0 0 180" /dev/null >'"$work/out"' &&
-	 grep -q "move: [0-9.]* of [0-9.]* s, [0-9]*% of 20.0 deg" '"$work/out"' && grep -q "move: there in" '"$work/out"
+if command -v script >/dev/null; then
+	check "parolctl home shows its progress on a terminal" sh -c \
+		'script -qec "parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 home" /dev/null >'"$work/out"' &&
+		 grep -q "home: [0-9.]* s, homed: none yet" '"$work/out"' && grep -q "home: homed in" '"$work/out"
+else
+	skip "parolctl home shows its progress on a terminal" "needs script(1), for a terminal"
+fi
+if command -v script >/dev/null; then
+	check "parolctl move shows its progress on a terminal" sh -c \
+		'script -qec "parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 20 move 70 -90 180 0 0 180" /dev/null >'"$work/out"' &&
+		 grep -q "move: [0-9.]* of [0-9.]* s, [0-9]*% of 20.0 deg" '"$work/out"' && grep -q "move: there in" '"$work/out"
+else
+	skip "parolctl move shows its progress on a terminal" "needs script(1), for a terminal"
+fi
 check "parolctl: Ctrl-C during a move exits 130, after Idle at zero speed" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 5 move 90 -90 180 0 0 180 >/dev/null 2>&1 & pid=$!; sleep 0.7; kill -INT $pid; wait $pid; rc=$?;
 	 echo "exit $rc"; [ $rc = 130 ] && sh '"$work/idle_last"' '"$work/p6.log"''
