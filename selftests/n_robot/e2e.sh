@@ -344,7 +344,7 @@ else
 	skip "parolctl move shows its progress on a terminal" "needs script(1), for a terminal"
 fi
 check "parolctl: Ctrl-C during a move exits 130, after Idle at zero speed" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 5 move 90 -90 180 0 0 180 >/dev/null 2>&1 & pid=$!; sleep 0.7; kill -INT $pid; wait $pid; rc=$?;
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 5 move 40 -90 180 0 0 180 >/dev/null 2>&1 & pid=$!; sleep 0.7; kill -INT $pid; wait $pid; rc=$?;
 	 echo "exit $rc"; [ $rc = 130 ] && sh '"$work/idle_last"' '"$work/p6.log"''
 check "parolctl: SIGTERM during a jog exits 143" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 30 jog 1 5 >/dev/null 2>&1 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; rc=$?;
