@@ -119,7 +119,8 @@ static void usage(FILE *f)
 		"  -h, --help             this help\n"
 		"      --version          the program's version\n\n"
 		"On exit, Ctrl-C or a lost link parolctl sends Idle with zero speed.\n"
-		"Exit status: 0 ok, 1 error, 2 usage, 3 link lost, 4 refused by the arm.\n");
+		"Exit status: 0 ok, 1 error, 2 usage, 3 link lost, 4 refused by the arm,\n"
+		"128 + N when signal N ended a command (130: Ctrl-C).\n");
 }
 
 static void hexdump(void *ctx, const uint8_t *f, size_t len)
