@@ -34,6 +34,23 @@ done
 /usr/bin/python3 "$here/check-tools.py" --bin "${BIN:-$srctree/build/bin}" \
 	--programs "${PROGRAMS:-}" --links "${PROGRAM_LINKS:-}" --man "${MAN_PAGES:-}" || failed=1
 
+# The README is the first thing a user reads: two screens (100 lines), and
+# nothing of the project's own bookkeeping there or in the status page
+# ("issue 19's start", "the issue asks 95").
+lines=$(wc -l <"$srctree/README.md")
+if [[ $lines -le 100 ]]; then
+	pass "README.md fits on two screens"
+else
+	fail "README.md fits on two screens" "$lines lines, over 100"
+fi
+refs=$(grep -HniE "\bissues? [0-9]+|the issue (asks|says)" "$srctree/README.md" \
+	"$srctree/Documentation/status.rst" "$srctree/Documentation/index.rst" 2>/dev/null)
+if [[ -z $refs ]]; then
+	pass "README and status page name no internal issue"
+else
+	fail "README and status page name no internal issue" "$(echo "$refs" | head -2 | tr '\n' ' ')"
+fi
+
 while IFS= read -r rst; do
 	out=$(/usr/bin/python3 - "$rst" 2>&1 <<'PY'
 import sys
