@@ -124,7 +124,7 @@ for target in "$@"; do
 	[[ $rc -eq 0 ]] || ok=0
 	grep -q 'No kernel headers' "$log" && ok=0
 	# nothing complains of a missing tool before make deps has installed it
-	early=$(sed -n '1,/^deps: /p' "$log" | grep -E 'command not found|: No such file or directory' | head -3)
+	early=$(sed '/^deps: /,$d' "$log" | grep -E 'command not found|: No such file or directory' | head -3)
 	if [[ -n $early ]]; then
 		ok=0
 		echo "  before make deps:"
