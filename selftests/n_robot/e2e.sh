@@ -136,14 +136,11 @@ if command -v script >/dev/null; then
 		'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 300 loop 1:present_position" /dev/null >'"$work/r"' &&
 		 n=$(tr "\r" "\n" <'"$work/r"' | grep -c "\[K[0-9]* [0-9.]* s ") && echo "$n lines for 300 cycles" &&
 		 [ "$n" -ge 1 ] && [ "$n" -lt 150 ] && tr "\r" "\n" <'"$work/r"' | grep -q "\[K300 [0-9.]* s "'
-else
-	skip "cm5ctl loop on a terminal: one status line, redrawn a few times a second" "needs script(1), for a terminal"
-fi
-if command -v script >/dev/null; then
 	check "cm5ctl loop -v on a terminal: a line per cycle" sh -c \
 		'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -v -n 30 loop 1:present_position" /dev/null >'"$work/r"' &&
 		 [ $(grep -c "^[0-9]* [0-9.]* s " '"$work/r"') = 30 ]'
 else
+	skip "cm5ctl loop on a terminal: one status line, redrawn a few times a second" "needs script(1), for a terminal"
 	skip "cm5ctl loop -v on a terminal: a line per cycle" "needs script(1), for a terminal"
 fi
 check "cm5ctl read takes a 0-register entry, as BRBrain" sh -c \
@@ -333,14 +330,11 @@ if command -v script >/dev/null; then
 	check "parolctl home shows its progress on a terminal" sh -c \
 		'script -qec "parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 home" /dev/null >'"$work/out"' &&
 		 grep -q "home: [0-9.]* s, homed: none yet" '"$work/out"' && grep -q "home: homed in" '"$work/out"
-else
-	skip "parolctl home shows its progress on a terminal" "needs script(1), for a terminal"
-fi
-if command -v script >/dev/null; then
 	check "parolctl move shows its progress on a terminal" sh -c \
 		'script -qec "parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 20 move 70 -90 180 0 0 180" /dev/null >'"$work/out"' &&
 		 grep -q "move: [0-9.]* of [0-9.]* s, [0-9]*% of 20.0 deg" '"$work/out"' && grep -q "move: there in" '"$work/out"
 else
+	skip "parolctl home shows its progress on a terminal" "needs script(1), for a terminal"
 	skip "parolctl move shows its progress on a terminal" "needs script(1), for a terminal"
 fi
 check "parolctl: Ctrl-C during a move exits 130, after Idle at zero speed" sh -c \
