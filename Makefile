@@ -71,13 +71,40 @@ FUZZ_CC ?= clang
 AR ?= ar
 PKG_CONFIG ?= pkg-config
 
+# The compiler and pkg-config are called while this file and the fragments
+# are read (which libraries there are, and their flags). A machine that has
+# not run `make deps` has neither: the goals that install them first (deps,
+# and demo and the checks, which run it) or need none read the fragments
+# without them and without a word, since every make after `make deps` reads
+# them again; any other goal stops here and says what to do.
+TOOLCHAIN_FREE_GOALS := deps demo check check-quick check-rt check-debug help clean \
+	fresh-machine-test deb-install-test
+MISSING_TOOLS := $(foreach t,$(firstword $(CC)) $(firstword $(PKG_CONFIG)),\
+	$(if $(shell command -v $(t) 2>/dev/null),,$(t)))
+ifneq ($(strip $(MISSING_TOOLS)),)
+ifneq ($(filter-out $(TOOLCHAIN_FREE_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(error $(strip $(MISSING_TOOLS)) not found: run 'make deps' first (make demo and make check run it themselves))
+endif
+CC := :
+PKG_CONFIG := :
+endif
+
+# The version every tool's --version prints (userspace/include/nbtool/
+# version.h), the packages' and DKMS's: `git describe`, or what the
+# command line says (debian/rules gives the package's). The generated
+# header is rewritten only when it changes, and every object waits for it.
+ifeq ($(origin NAOBODY_RELEASE),undefined)
+NAOBODY_RELEASE := $(shell git -C $(srctree) describe --always --dirty 2>/dev/null || echo 0)
+endif
+VERSION_H := $(O)/include/naobody_version.h
+
 WARN_CFLAGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wno-unused-parameter -Werror=implicit-function-declaration
 # kernel/ after userspace/include: <n_robot/cm5.h> and <n_robot/parol6.h>
 # are the framers' headers in kernel/n_robot/, which libnrobot-dev installs
 # beside <n_robot/link.h>; the tree's copy wins over an installed one.
 BASE_CFLAGS := -std=gnu11 -g -D_GNU_SOURCE -MMD -MP \
-	-I$(srctree)/uapi -I$(srctree)/userspace/include -I$(srctree)/kernel \
+	-I$(srctree)/uapi -I$(srctree)/userspace/include -I$(srctree)/kernel -I$(O)/include \
 	-isystem $(KSELFTEST_DIR)
 CFLAGS ?= -O2
 # Warnings fail the build; WERROR=0 turns that off while hacking.
@@ -174,16 +201,21 @@ $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(eval $(call vm_suite_rule,$(s))))
 # kselftest_harness.h defines its fixture functions without prototypes.
 $(O)/obj/selftests/%.o $(O)/san/selftests/%.o: USER_CFLAGS += -Wno-missing-prototypes
 
-$(O)/obj/%.o: $(srctree)/%.c
+$(VERSION_H): FORCE
+	$(Q)mkdir -p $(@D) && echo '#define NAOBODY_VERSION "$(NAOBODY_RELEASE)"' | cmp -s - $@ || \
+		echo '#define NAOBODY_VERSION "$(NAOBODY_RELEASE)"' > $@
+.PHONY: FORCE
+
+$(O)/obj/%.o: $(srctree)/%.c | $(VERSION_H)
 	$(quiet) CC $*.o
 	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) -c -o $@ $<
-$(O)/pic/%.o: $(srctree)/%.c
+$(O)/pic/%.o: $(srctree)/%.c | $(VERSION_H)
 	$(quiet) CC-PIC $*.o
 	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) -fPIC -fvisibility=default -c -o $@ $<
-$(O)/san/%.o: $(srctree)/%.c
+$(O)/san/%.o: $(srctree)/%.c | $(VERSION_H)
 	$(quiet) CC-SAN $*.o
 	$(Q)mkdir -p $(@D) && $(CC) $(USER_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
-$(O)/fuzz/%.o: $(srctree)/%.c
+$(O)/fuzz/%.o: $(srctree)/%.c | $(VERSION_H)
 	$(quiet) CC-FUZZ $*.o
 	$(Q)mkdir -p $(@D) && $(FUZZ_CC) $(BASE_CFLAGS) -O1 -Wall -Wno-unused-parameter \
 		$(FUZZ_FLAGS) -c -o $@ $<
@@ -216,8 +248,9 @@ all: modules userspace
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
 
+# DEPS_ARGS=--demo: all but what only make check needs (scripts/deps.sh).
 deps:
-	$(Q)$(srctree)/scripts/deps.sh
+	$(Q)$(srctree)/scripts/deps.sh $(DEPS_ARGS)
 
 modules:
 	@test -e $(KDIR)/Makefile || { echo "No kernel headers at KDIR=$(KDIR); run 'make deps'" >&2; exit 1; }
@@ -244,7 +277,6 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 UDEVDIR ?= /lib/udev
 SYSTEMDDIR ?= /lib/systemd
-NAOBODY_RELEASE := $(shell git -C $(srctree) describe --always --dirty 2>/dev/null || echo 0)
 
 install: all
 	$(Q)$(MAKE) -C $(KDIR) M=$(srctree) INSTALL_MOD_PATH=$(DESTDIR) modules_install
@@ -311,13 +343,14 @@ dkms-install:
 lint:
 	$(Q)$(srctree)/scripts/lint.sh
 
-# Every installed program has a man page; man pages and reST pages are well
-# formed. Programs built from selftests/ (benchmarks, test tools) are neither
+# Every installed program has a man page, answers --help and --version, and
+# lists the same options there; man pages and reST pages are well formed. Programs built from selftests/ (benchmarks, test tools) are neither
 # installed nor documented as tools.
 INSTALL_PROGRAMS = $(foreach p,$(PROGRAMS),\
 	$(if $(filter $(srctree)/selftests/%,$(firstword $($(p)_SRCS))),,$(p)))
-docs-check:
-	$(Q)PROGRAMS="$(INSTALL_PROGRAMS)" MAN_PAGES="$(MAN_PAGES)" $(srctree)/scripts/check-docs.sh
+docs-check: $(addprefix $(O)/bin/,$(INSTALL_PROGRAMS) $(foreach l,$(PROGRAM_LINKS),$(firstword $(subst =, ,$(l)))))
+	$(Q)PROGRAMS="$(INSTALL_PROGRAMS)" PROGRAM_LINKS="$(PROGRAM_LINKS)" MAN_PAGES="$(MAN_PAGES)" \
+		BIN="$(O)/bin" $(srctree)/scripts/check-docs.sh
 
 # Test tiers. Each step prints RESULT lines that scripts/check.sh counts.
 check-quick:

@@ -3,9 +3,11 @@
 #
 # Documentation checks, one RESULT line each:
 #   - every program (PROGRAMS) has a man page among MAN_PAGES;
-#   - every man page renders with groff without a warning;
+#   - every man page renders without a warning (groff, mandoc), and every
+#     tool answers --help, --version and a bad option as GNU tools do, with
+#     the same options in --help and its man page (check-tools.py);
 #   - every reST page under Documentation/ parses without a warning.
-# Environment (from the Makefile): PROGRAMS, MAN_PAGES.
+# Environment (from the Makefile): PROGRAMS, PROGRAM_LINKS, MAN_PAGES, BIN.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 srctree=$(cd "$here/.." && pwd)
@@ -26,16 +28,28 @@ for p in ${PROGRAMS:-}; do
 	fi
 done
 
-for m in ${MAN_PAGES:-}; do
-	out=$(LC_ALL=C.UTF-8 groff -man -ww -z -t "$m" 2>&1)
-	if [[ ! -e $m ]]; then
-		fail "${m#"$srctree"/} renders" "missing"
-	elif [[ -n $out ]]; then
-		fail "${m#"$srctree"/} renders" "$(echo "$out" | head -3 | tr '\n' ' ')"
-	else
-		pass "${m#"$srctree"/} renders"
-	fi
-done
+# Every man page renders cleanly; every tool answers --help, --version and
+# a bad option as GNU tools do, and its --help and man page list the same
+# options (scripts/check-tools.py).
+/usr/bin/python3 "$here/check-tools.py" --bin "${BIN:-$srctree/build/bin}" \
+	--programs "${PROGRAMS:-}" --links "${PROGRAM_LINKS:-}" --man "${MAN_PAGES:-}" || failed=1
+
+# The README is the first thing a user reads: two screens (100 lines), and
+# nothing of the project's own bookkeeping there or in the status page
+# ("issue 19's start", "the issue asks 95").
+lines=$(wc -l <"$srctree/README.md")
+if [[ $lines -le 100 ]]; then
+	pass "README.md fits on two screens"
+else
+	fail "README.md fits on two screens" "$lines lines, over 100"
+fi
+refs=$(grep -HniE "\bissues? [0-9]+|the issue (asks|says)" "$srctree/README.md" \
+	"$srctree/Documentation/status.rst" "$srctree/Documentation/index.rst" 2>/dev/null)
+if [[ -z $refs ]]; then
+	pass "README and status page name no internal issue"
+else
+	fail "README and status page name no internal issue" "$(echo "$refs" | head -2 | tr '\n' ' ')"
+fi
 
 while IFS= read -r rst; do
 	out=$(/usr/bin/python3 - "$rst" 2>&1 <<'PY'

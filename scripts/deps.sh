@@ -6,12 +6,24 @@
 # the kselftest harness) into the cache. Idempotent: when everything is
 # already there it only runs dpkg-query and returns.
 #
+#   deps.sh           everything: make check runs this
+#   deps.sh --demo    all but the OpenAPI linter, which comes from the npm
+#                     registry and only make check's tests use: make demo
+#                     runs this, so it needs nothing but Debian's mirror
+#
 # Environment:
 #   NAOBODY_CACHE   where unpacked sources and built kernels live
 #                   (default ${XDG_CACHE_HOME:-$HOME/.cache}/naobody)
 set -eu
 
-# Keep this list in step with README.md ("What make deps installs").
+openapi_lint=yes
+case ${1:-} in
+--demo) openapi_lint=no ;;
+"") ;;
+*) echo "usage: deps.sh [--demo]" >&2; exit 2 ;;
+esac
+
+# What the build and the tests use, all from Debian 12.
 PACKAGES="
 	build-essential make gcc pkg-config git xz-utils
 	clang libclang-rt-14-dev llvm
@@ -25,7 +37,8 @@ PACKAGES="
 	libpcap-dev libsystemd-dev libmujoco-dev
 	cargo rustc librust-libc-dev
 	debhelper dh-dkms lintian dpkg-dev systemd systemd-container iproute2
-	python3 python3-msgpack python3-docutils groff-base i2c-tools
+	python3 python3-msgpack python3-docutils groff-base mandoc i2c-tools
+	python3-setuptools python3-wheel python3-pip python3-venv dh-python
 	bc flex bison libelf-dev libssl-dev dwarves
 	device-tree-compiler dt-schema
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
@@ -83,10 +96,14 @@ ln -sfn "linux-source-$srcver" "$cache/linux-source"
 # Debian 12's Node.js 18 (2.x wants Node 20.19). npm comes from Debian when
 # the machine has none (a machine with another Node.js keeps its own).
 redocly_ver=1.34.20
-if ! command -v npm >/dev/null 2>&1; then
+if [ "$openapi_lint" = no ]; then
+	:
+elif ! command -v npm >/dev/null 2>&1; then
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm
 fi
-if [ ! -x "$cache/npm/node_modules/.bin/redocly" ] ||
+if [ "$openapi_lint" = no ]; then
+	:
+elif [ ! -x "$cache/npm/node_modules/.bin/redocly" ] ||
    ! grep -q "\"version\": \"$redocly_ver\"" \
 	"$cache/npm/node_modules/@redocly/cli/package.json" 2>/dev/null; then
 	if command -v npm >/dev/null 2>&1; then

@@ -123,6 +123,13 @@ for target in "$@"; do
 	ok=1
 	[[ $rc -eq 0 ]] || ok=0
 	grep -q 'No kernel headers' "$log" && ok=0
+	# nothing complains of a missing tool before make deps has installed it
+	early=$(sed '/^deps: /,$d' "$log" | grep -E 'command not found|: No such file or directory' | head -3)
+	if [[ -n $early ]]; then
+		ok=0
+		echo "  before make deps:"
+		echo "$early" | sed 's/^/  | /'
+	fi
 	[[ $target == demo ]] && ! grep -q 'Done: the VM powers off' "$log" && ok=0
 	if [[ $ok -eq 1 ]]; then
 		echo "RESULT pass fresh-machine/make $target (${secs} s)"

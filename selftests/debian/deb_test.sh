@@ -7,7 +7,7 @@
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/selftests/lib/tap.sh"
-tap_plan 16
+tap_plan 17
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -56,6 +56,9 @@ has libnbclient-dev 'usr/lib/[^/]+/libnbclient.so' 'usr/lib/[^/]+/libnbclient.a'
 has python3-naobody usr/lib/python3/dist-packages/naobody/__init__.py \
 	usr/lib/python3/dist-packages/naobody/client.py
 has libnrobot1 'usr/lib/[^/]+/libnrobot.so.1'
+has python3-nrobot usr/lib/python3/dist-packages/nrobot/__init__.py \
+	usr/lib/python3/dist-packages/nrobot/_lib.py usr/lib/python3/dist-packages/nrobot/parol6.py \
+	usr/lib/python3/dist-packages/nrobot/cm5.py
 has libnrobot-dev 'usr/lib/[^/]+/libnrobot.so' 'usr/lib/[^/]+/pkgconfig/nrobot.pc' \
 	usr/include/cm5/cm5.h usr/include/parol6/parol6.h usr/include/n_robot/link.h \
 	usr/include/n_robot/framer.h usr/include/linux/n_robot.h
@@ -92,6 +95,21 @@ if [[ -n $pc ]] && flags=$(PKG_CONFIG_SYSROOT_DIR="$tmp/nrobot" \
 else
 	not_ok "libnrobot-dev: a program with its headers alone builds, links and runs"
 	sed 's/^/#   /' "$tmp/nrobot.log" 2>/dev/null | head -20
+fi
+
+# python3-nrobot unpacked beside libnrobot1 imports and finds the library
+# by its soname (the unpacked tree stands for /usr); it depends on both.
+deb=$(ls "$tmp"/python3-nrobot_*.deb 2>/dev/null | head -1)
+if [[ -n $deb ]] && dpkg-deb -x "$deb" "$tmp/nrobot" &&
+	dpkg-deb -f "$deb" Depends | grep -q "libnrobot1" &&
+	dpkg-deb -f "$deb" Depends | grep -q "python3" &&
+	(cd / && env -u NROBOT_LIB LD_LIBRARY_PATH="$(dirname "$(ls "$tmp"/nrobot/usr/lib/*/libnrobot.so.1)")" \
+		PYTHONPATH="$tmp/nrobot/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+		'import nrobot; print(nrobot.Parol6, nrobot.CM5)') >"$tmp/py.log" 2>&1; then
+	ok "python3-nrobot: imports, libnrobot.so.1 by its soname; depends on libnrobot1 and python3"
+else
+	not_ok "python3-nrobot: imports, libnrobot.so.1 by its soname; depends on libnrobot1 and python3"
+	sed 's/^/#   /' "$tmp/py.log" 2>/dev/null | head -10
 fi
 
 # The DKMS sources are sources: nothing a build in the tree left behind, and

@@ -24,7 +24,7 @@ struct fake {
 	uint8_t format_status;		/* the STATUS byte answering F1/F2 */
 	bool mute;			/* answer nothing */
 	unsigned int read_bytes;	/* the installed read format's total */
-	uint8_t last_format[2 + 3 * N_ROBOT_CM5_MAX_DYNAMIXELS];
+	uint8_t last_format[2 + 3 * N_ROBOT_CM5_MAX_DYNAMIXELS + 1];	/* and its checksum */
 	int requests;
 	int short_writes;
 };
@@ -69,6 +69,8 @@ static void *fake_cm5(void *arg)
 		case N_ROBOT_CM5_SET_READ:
 		case N_ROBOT_CM5_SET_WRITE:
 			n = fake_byte(f);
+			if (n < 0 || n > N_ROBOT_CM5_MAX_DYNAMIXELS)
+				return NULL;
 			f->last_format[0] = (uint8_t)b;
 			f->last_format[1] = (uint8_t)n;
 			if (b == N_ROBOT_CM5_SET_READ)
@@ -78,7 +80,8 @@ static void *fake_cm5(void *arg)
 				if (b == N_ROBOT_CM5_SET_READ && i % 3 == 2)
 					f->read_bytes += f->last_format[2 + i];
 			}
-			fake_byte(f);	/* the checksum: stored first anyway */
+			/* the checksum: the firmware stores the format first anyway */
+			f->last_format[2 + 3 * n] = (uint8_t)fake_byte(f);
 			if (f->mute)
 				break;
 			fake_reply(f, N_ROBOT_CM5_STATUS, NULL, 0,
@@ -189,6 +192,23 @@ TEST_F(cm5, a_format_entry_of_no_registers_is_sent_and_takes_no_bytes)
 	EXPECT_EQ(4u, self->f.read_bytes);
 	ASSERT_EQ(0, cm5_read_raw(&self->c, v, 4));
 	EXPECT_EQ(0x0403, v[1]);
+}
+
+/*
+ * With a start register too (cm5ctl's 1:present_position:0), BRBrain's
+ * setFormat() sends no start for it: these are its bytes for
+ * {1, present_position, 0} and {2, present_position, 1}.
+ */
+TEST_F(cm5, a_format_entry_of_no_registers_is_brbrains_bytes_whatever_its_start)
+{
+	static const uint8_t brbrain[] = { 0xf1, 0x02, 0x01, 0x00, 0x00, 0x02, 0x24, 0x02, 0xe3 };
+	struct cm5_fmt_entry e[2];
+
+	two_positions(e);
+	e[0].nregs = 0;
+	ASSERT_EQ(0, cm5_set_read_format(&self->c, e, 2));
+	EXPECT_EQ(0, memcmp(self->f.last_format, brbrain, sizeof(brbrain)));
+	EXPECT_EQ(2u, self->f.read_bytes);
 }
 
 TEST_HARNESS_MAIN

@@ -24,6 +24,9 @@ if [ -z "$link" ]; then
 	fi
 fi
 work=$(mktemp -d)
+# parolctl keeps what the board keeps (outputs, gripper) per port between
+# runs: here, and forgotten whenever an emulator (a board) starts.
+export PAROLCTL_STATE_DIR=$work/parolctl-state
 emu_pid=
 cleanup() {
 	[ -n "$emu_pid" ] && kill "$emu_pid" 2>/dev/null && wait "$emu_pid" 2>/dev/null
@@ -34,6 +37,7 @@ trap cleanup EXIT
 # start_emu NAME ARGS...: run an emulator on $work/tty, wait for the link.
 start_emu() {
 	stop_emu
+	rm -rf "$PAROLCTL_STATE_DIR"
 	"$@" -l "$work/tty" >"$work/emu.out" 2>"$work/emu.err" &
 	emu_pid=$!
 	for _ in $(seq 100); do
@@ -82,7 +86,7 @@ exit 1
 EOS
 chmod +x "$work/idle_last"
 
-tap_plan 44
+tap_plan 55
 echo "# link: $([ "$link" = yes ] && echo "n_robot line discipline" || echo "userspace framing")"
 
 # ---- CM-5 ---------------------------------------------------------------
@@ -127,6 +131,21 @@ check "cm5ctl loop: formats once, then 5 cycles of write and read, with the rate
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 5 loop 1:goal_position=120 1:present_position 2:present_position >'"$work/r"' 2>'"$work/err"' &&
 	 [ $(wc -l <'"$work/r"') = 5 ] && grep -q "^5 [0-9.]* s [0-9.]* Hz 1:present_position=119.94 2:present_position=" '"$work/r"' &&
 	 grep -q "5 cycles in" '"$work/err"
+if command -v script >/dev/null; then
+	check "cm5ctl loop on a terminal: one status line, redrawn a few times a second" sh -c \
+		'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -n 300 loop 1:present_position" /dev/null >'"$work/r"' &&
+		 n=$(tr "\r" "\n" <'"$work/r"' | grep -c "\[K[0-9]* [0-9.]* s ") && echo "$n lines for 300 cycles" &&
+		 [ "$n" -ge 1 ] && [ "$n" -lt 150 ] && tr "\r" "\n" <'"$work/r"' | grep -q "\[K300 [0-9.]* s "'
+	check "cm5ctl loop -v on a terminal: a line per cycle" sh -c \
+		'script -qec "cm5ctl -d '"$work/tty"' --ldisc='"$link"' -v -n 30 loop 1:present_position" /dev/null >'"$work/r"' &&
+		 [ $(grep -c "^[0-9]* [0-9.]* s " '"$work/r"') = 30 ]'
+else
+	skip "cm5ctl loop on a terminal: one status line, redrawn a few times a second" "needs script(1), for a terminal"
+	skip "cm5ctl loop -v on a terminal: a line per cycle" "needs script(1), for a terminal"
+fi
+check "cm5ctl read takes a 0-register entry, as BRBrain" sh -c \
+	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' --raw read 1:present_position:0 2:goal_position >'"$work/r"' &&
+	 [ $(wc -l <'"$work/r"') = 1 ] && grep -q "^2 goal_position [0-9]*$" '"$work/r"
 printf '# a pose\n1 150\n2 160\n' >"$work/pose2"
 check "cm5ctl pose save, then play: goal and a moving speed that makes both servos arrive together" sh -c \
 	'c="cm5ctl -d '"$work/tty"' --ldisc='"$link"'"; $c write 1:goal_position=100 2:goal_position=200 >/dev/null &&
@@ -144,6 +163,9 @@ if [ "$link" = yes ]; then
 else
 	skip "cm5ctl attach keeps the counters across commands; stats shows them" "needs the line discipline (VM)"
 fi
+check "cm5ctl: Ctrl-C during pose play exits 130" sh -c \
+	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' pose play '"$work/pose2"'@30 >/dev/null 2>&1 & pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?;
+	 echo "exit $rc"; [ $rc = 130 ]'
 start_emu cm5-emu -s 1 --drop-every 3 --flush-ms 100
 check "libcm5 recovers from lost requests (500 ms, flush, retry)" sh -c \
 	'for i in 1 2 3 4 5 6; do cm5ctl -d '"$work/tty"' --ldisc='"$link"' -t 300 ping 1 >/dev/null || exit 1; done'
@@ -173,8 +195,8 @@ check "parolctl enable" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 enable && grep -q "cmd=101" '"$work/p6.log"
 # home sends Home for 3 frames, then Idle: the emulator's homing (20 frames)
 # ends only if Idle continues it, as the seed says the firmware's does.
-check "parolctl home: every joint homed" sh -c \
-	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 home && [ $(parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | grep -c "^J[1-6] .* yes ") = 6 ]'
+check "parolctl home: every joint homed, and it says so" sh -c \
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 home | grep -q "^home: homed in [0-9.]* s$" && [ $(parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 status | grep -c "^J[1-6] .* yes ") = 6 ]'
 before=$(p6 status 2>/dev/null | awk '/^J1 /{print $2}')
 check "parolctl jog: J1 moves about 5 deg in 0.5 s at 10 deg/s" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 0.5 jog 1 10 &&
@@ -185,13 +207,18 @@ check "parolctl jog ends with Idle at zero speed" sh -c \
 	'sh '"$work/idle_last"' '"$work/p6.log"''
 # speed_dps FILE FROM: the fastest any joint ran, and the median and 90th
 # percentile of J1's speed while it moved, in deg/s, in the emulator's
-# telemetry from line FROM on (microsteps per degree from the gear ratios).
+# telemetry from line FROM on: the way each joint went between two packets
+# over the time between them (microsteps per degree from the gear ratios).
 cat >"$work/speed_dps" <<'EOS'
 awk -v from="$2" 'NR >= from && /speed=/ {
 	split("113.7778 355.5556 321.6931 71.1111 71.1111 177.7778", k, " ")
-	split($3, a, "="); split(a[2], s, ",")
-	for (j = 1; j <= 6; j++) { v = s[j] / k[j]; if (v < 0) v = -v; if (v > m) m = v }
-	v = s[1] / k[1]; if (v < 0) v = -v; if (v > 0.5) j1[n++] = v
+	split($2, a, "="); split(a[2], p, ","); split($4, b, "="); dt = b[2] / 1e6
+	if (have && dt > 0) {
+		for (j = 1; j <= 6; j++) { v = (p[j] - q[j]) / k[j] / dt; if (v < 0) v = -v; if (v > m) m = v }
+		v = (p[1] - q[1]) / k[1] / dt; if (v < 0) v = -v; if (v > 0.5) j1[n++] = v
+	}
+	for (j = 1; j <= 6; j++) q[j] = p[j]
+	have = 1
 } END {
 	for (i = 1; i < n; i++) for (x = i; x > 0 && j1[x - 1] > j1[x]; x--) { t = j1[x]; j1[x] = j1[x - 1]; j1[x - 1] = t }
 	printf "%.3f %.3f %.3f\n", m, n ? j1[int(n / 2)] : 0, n ? j1[int(n * 9 / 10)] : 0
@@ -211,7 +238,7 @@ cfrom=$(($(wc -l <"$work/p6.log") + 1))
 check "parolctl move at 5 deg/s: no frame asks more, the arm runs at it (median, p90), ends within 2 steps" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -T 20 --speed 5 --accel 20 move 85 -90 180 0 0 180; rc=$?;
 	 set -- $(sh '"$work/speed_dps"' '"$work/p6.tel"' '"$from"') && echo "arm: peak $1 deg/s, median $2, p90 $3; exit $rc" &&
-	 asked=$(tail -n +'"$cfrom"' '"$work/p6.log"' | awk "/cmd=156/ { split(\$3, a, \"=\"); split(a[2], s, \",\"); v = s[1] < 0 ? -s[1] : s[1]; if (v > m) m = v } END { print m + 0 }") &&
+	 asked=$(tail -n +'"$cfrom"' '"$work/p6.log"' | awk "/cmd=156/ { split(\$5, a, \"=\"); split(a[2], s, \",\"); v = s[1] < 0 ? -s[1] : s[1]; if (v > m) m = v } END { print m + 0 }") &&
 	 echo "frames: at most $asked steps/s on J1 (5 deg/s is 569)" &&
 	 [ "$asked" -le 570 ] && [ "$asked" -gt 500 ] &&
 	 awk -v m="$2" -v p="$3" "BEGIN { exit !(m > 4.75 && m <= 5.25 && p < 7.5) }" && [ $rc = 0 ] &&
@@ -280,11 +307,48 @@ check "parolctl run: a bad line refuses the whole program; nothing is sent" sh -
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 run '"$work/bad"' 2>&1 | grep -q "bad:2: refused; nothing was sent" &&
 	 [ $(wc -l <'"$work/p6.log"') = '"$lines"' ]'
 
+# What the board keeps from frame to frame (the firmware sets the outputs
+# from every frame and moves the gripper when its fields change) is carried
+# on by every frame, in one run and the next: parolctl keeps it per port.
+start_emu parol6-emu -o "$work/p6.log" -g 180
+check "parolctl keeps the outputs: status after out 1 on, and out 1 off, leave the others" sh -c \
+	'p6="parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000"; $p6 out 1 on && $p6 status >/dev/null &&
+	 tail -n 1 '"$work/p6.log"' | grep -q " out=1,0 " &&
+	 $p6 out 2 on && $p6 out 1 off && tail -n 1 '"$work/p6.log"' | grep -q " out=0,1 " &&
+	 ! tail -n +2 '"$work/p6.log"' | grep -q " out=0,0 "'
+check "parolctl gripper calibrate: one frame asks (mode 1), with the activate bit" sh -c \
+	'from=$(($(wc -l <'"$work/p6.log"') + 1)); parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -T 10 gripper calibrate &&
+	 tail -n +$from '"$work/p6.log"' | awk "{ split(\$2, g, \"=\"); split(g[2], f, \",\"); if (f[5] == 1) { n++; if (f[1] < 128) bad = 1 } }
+	 END { print n \" calibrate frame(s)\"; exit !(n == 1 && !bad) }"'
+check "parolctl gripper move: the frames after it keep the command 0xC0 and the setpoints, in this run and the next" sh -c \
+	'p6="parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -T 10"; $p6 gripper move 100 120 600 >/dev/null &&
+	 tail -n 1 '"$work/p6.log"' | grep -q " grip=192,100,120,600,0 .* cmd=255 " &&
+	 from=$(($(wc -l <'"$work/p6.log"') + 1)) && $p6 status >/dev/null &&
+	 [ $(tail -n +$from '"$work/p6.log"' | grep -vc "grip=192,100,120,600,0 ") = 0 ]'
+start_emu parol6-emu -o "$work/p6.log" -H 100
+if command -v script >/dev/null; then
+	check "parolctl home shows its progress on a terminal" sh -c \
+		'script -qec "parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 home" /dev/null >'"$work/out"' &&
+		 grep -q "home: [0-9.]* s, homed: none yet" '"$work/out"' && grep -q "home: homed in" '"$work/out"
+	check "parolctl move shows its progress on a terminal" sh -c \
+		'script -qec "parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 20 move 70 -90 180 0 0 180" /dev/null >'"$work/out"' &&
+		 grep -q "move: [0-9.]* of [0-9.]* s, [0-9]*% of 20.0 deg" '"$work/out"' && grep -q "move: there in" '"$work/out"
+else
+	skip "parolctl home shows its progress on a terminal" "needs script(1), for a terminal"
+	skip "parolctl move shows its progress on a terminal" "needs script(1), for a terminal"
+fi
+check "parolctl: Ctrl-C during a move exits 130, after Idle at zero speed" sh -c \
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 5 move 40 -90 180 0 0 180 >/dev/null 2>&1 & pid=$!; sleep 0.7; kill -INT $pid; wait $pid; rc=$?;
+	 echo "exit $rc"; [ $rc = 130 ] && sh '"$work/idle_last"' '"$work/p6.log"''
+check "parolctl: SIGTERM during a jog exits 143" sh -c \
+	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 30 jog 1 5 >/dev/null 2>&1 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; rc=$?;
+	 echo "exit $rc"; [ $rc = 143 ]'
+
 # Idle continues a homing: Ctrl-C must send Disable and Clear error first.
 start_emu parol6-emu -o "$work/p6.log" -H 300
 check "parolctl: Ctrl-C during home ends the homing (102, 103, then Idle)" sh -c \
 	'p6="parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000"; $p6 enable &&
-	 { $p6 home 2>'"$work/err"' & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; } &&
+	 { $p6 home 2>'"$work/err"' & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; [ $? = 130 ]; } &&
 	 grep -q "ended the homing" '"$work/err"' &&
 	 grep -q "cmd=102" '"$work/p6.log"' && grep -q "cmd=103" '"$work/p6.log"' &&
 	 { $p6 live >/dev/null 2>&1 & pid=$!; sleep 4; kill -INT $pid; wait $pid; } &&

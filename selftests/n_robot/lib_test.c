@@ -156,14 +156,51 @@ TEST(parol6_units_and_limits)
 	EXPECT_EQ(-ERANGE, parol6_deg_to_steps(0, 124.0, &s));
 	EXPECT_EQ(-ERANGE, parol6_deg_to_steps(1, 0.0, &s));
 	EXPECT_EQ(0, parol6_deg_to_steps(2, 180.0, &s));
-	EXPECT_EQ(57905, s);
+	EXPECT_EQ(57904, s);		/* the commander's int(57904.76) */
 	EXPECT_EQ(-ERANGE, parol6_deg_to_steps(5, -1.0, &s));
 	EXPECT_EQ(-EINVAL, parol6_deg_to_steps(6, 0.0, &s));
 	EXPECT_EQ(-ERANGE, parol6_check_steps(3, 9000));
 	EXPECT_EQ(0, parol6_check_steps(3, -7500));
 	EXPECT_EQ(-ERANGE, parol6_speed_to_steps(0, 200.0, &s));
 	EXPECT_EQ(0, parol6_speed_to_steps(0, 10.0, &s));
-	EXPECT_EQ(1138, s);
+	EXPECT_EQ(1137, s);		/* int(1137.78) */
+}
+
+/*
+ * One rule, the commander's (PAROL6_ROBOT.py: int(deg / 0.05625 x ratio)):
+ * truncation towards zero. Rounding to nearest put J2's own lower limit,
+ * -145.0088 degrees (-51558.68 steps), at -51559, one step past the
+ * commander's limit of -51558. No angle within the limits gives a step
+ * past them.
+ */
+TEST(parol6_truncates_as_the_commander_and_never_passes_a_limit)
+{
+	int32_t s, lo, hi;
+	double d;
+	int j;
+
+	EXPECT_EQ(0, parol6_deg_to_steps(1, -145.0088, &s));
+	EXPECT_EQ(-51558, s);
+	EXPECT_EQ(0, parol6_check_steps(1, -51558));
+	EXPECT_EQ(-ERANGE, parol6_check_steps(1, -51559));
+	EXPECT_EQ(0, parol6_deg_to_steps(0, 85.0, &s));
+	EXPECT_EQ(9671, s);		/* 9671.11 */
+	EXPECT_EQ(0, parol6_deg_to_steps(2, 287.8675, &s));
+	EXPECT_EQ(92604, s);		/* 92604.99: down, not up */
+	EXPECT_EQ(0, parol6_deg_to_steps(0, -0.01, &s));
+	EXPECT_EQ(-1, s);		/* -1.14: towards zero */
+	for (j = 0; j < PAROL6_JOINTS; j++) {
+		ASSERT_EQ(0, parol6_deg_to_steps(j, parol6_limit_deg[j][0], &lo));
+		ASSERT_EQ(0, parol6_deg_to_steps(j, parol6_limit_deg[j][1], &hi));
+		EXPECT_EQ(0, parol6_check_steps(j, lo));
+		EXPECT_EQ(0, parol6_check_steps(j, hi));
+		EXPECT_EQ(-ERANGE, parol6_check_steps(j, lo - 1));
+		EXPECT_EQ(-ERANGE, parol6_check_steps(j, hi + 1));
+		for (d = parol6_limit_deg[j][0]; d <= parol6_limit_deg[j][1]; d += 0.0137) {
+			ASSERT_EQ(0, parol6_deg_to_steps(j, d, &s));
+			ASSERT_EQ(0, parol6_check_steps(j, s));
+		}
+	}
 }
 
 /* The tools attach the discipline by the number the module publishes. */

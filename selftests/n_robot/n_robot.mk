@@ -55,6 +55,9 @@ n_robot_cm5_errors_test_SRCS := $(srctree)/selftests/n_robot/cm5_errors_test.c
 n_robot_cm5_errors_test_LIBS := cm5 nrlink nrframer
 n_robot_cm5_errors_test_LDLIBS := -lm -lpthread
 
+# parol6-emu against the firmware's rules, in frames the test packs itself.
+HOST_TESTS += $(srctree)/selftests/n_robot/parol6_emu_test.py
+
 # The Python bindings' examples against the emulators (host, make unit).
 HOST_TESTS += $(srctree)/selftests/n_robot/python_test.sh
 

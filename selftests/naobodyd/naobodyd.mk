@@ -10,6 +10,7 @@ HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
 HOST_TESTS += $(srctree)/selftests/naobodyd/physics_test.py
 # The physical body's start: lying still with nobody connected, up at the first Wake.
 HOST_TESTS += $(srctree)/selftests/naobodyd/sim_start_test.py
+HOST_TESTS += $(srctree)/selftests/naobodyd/port_in_use_test.py
 # The status page: its static files, and the page in headless chromium.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py status_page_test.py \
 	status_view_test.py)

@@ -1247,8 +1247,9 @@ struct rest *rest_create(struct daemon *d)
 		goto fail;
 	}
 	if (!r->mhd) {
-		log_err("rest: cannot listen on %s port %u (--rest-port, --rest-bind, --no-rest)",
-			cfg->rest_bind ? cfg->rest_bind : "every interface", cfg->rest_port);
+		log_err("rest: cannot listen on %s port %u: %s (--rest-port, --rest-bind, --no-rest)",
+			cfg->rest_bind ? cfg->rest_bind : "every interface", cfg->rest_port,
+			strerror(errno));
 		goto fail;
 	}
 	rest_static_check(cfg->www_dir);

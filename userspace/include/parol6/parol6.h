@@ -175,6 +175,15 @@ struct parol6 {
 	uint64_t sent, received, missed_ticks;
 	void (*dump)(void *ctx, const uint8_t *frame, size_t len);
 	void *dump_ctx;
+	/*
+	 * What the board keeps from every frame, as the last one sent set it:
+	 * the outputs and the gripper's fields (all but its mode, which asks
+	 * for a calibration or a clearing once). Idle frames carry it on, as
+	 * the commander does, so that no frame switches an output or moves
+	 * the gripper that nobody asked to (parol6_idle_cmd).
+	 */
+	struct parol6_cmd held;
+	bool have_held;
 };
 
 int parol6_open(struct parol6 *p, const char *path, enum nr_link_mode mode);
@@ -193,10 +202,19 @@ int parol6_exchange(struct parol6 *p, const struct parol6_cmd *c,
 /* Idle, every speed zero, at the last known positions. */
 int parol6_safe_stop(struct parol6 *p);
 /*
- * A command that holds the arm where it is: idle, zero speeds, the outputs
- * and an activated gripper as the last telemetry shows them.
+ * A command that holds the arm where it is: idle, zero speeds, and the
+ * outputs and gripper fields the board keeps (p->held: as the last frame
+ * set them, or parol6_hold()); before any frame, the outputs as the
+ * telemetry shows them.
  */
 void parol6_idle_cmd(const struct parol6 *p, struct parol6_cmd *c);
+/*
+ * Take c's outputs and gripper fields as what the board keeps (every send
+ * does): for a program that knows them from before its first frame, such
+ * as parolctl's previous run (the board itself cannot say: it reports the
+ * outputs each frame sets).
+ */
+void parol6_hold(struct parol6 *p, const struct parol6_cmd *c);
 
 /*
  * The command loop: at hz on a CLOCK_MONOTONIC timerfd (SCHED_FIFO when

@@ -262,7 +262,8 @@ static int cm5_do_set_format(struct cm5 *c, int which,
 			f.e[i].start = cm5_reg_at(c->model[e[i].id],
 						  last->addr + last->size - bytes);
 		req[2 + 3 * i] = e[i].id;
-		req[3 + 3 * i] = f.e[i].start ? f.e[i].start->addr : 0;
+		/* no registers: (id, 0, 0) whatever the start, as BRBrain */
+		req[3 + 3 * i] = f.e[i].start && e[i].nregs ? f.e[i].start->addr : 0;
 		req[4 + 3 * i] = (uint8_t)bytes;
 		f.total_regs += e[i].nregs;
 		f.total_bytes += bytes;

@@ -15,10 +15,18 @@
 
 #include <parol6/parol6.h>
 
-#define DEG_PER_STEP	(360.0 / 6400.0)	/* 200 steps x 32 microsteps */
+#define DEG_PER_STEP	(360.0 / (32 * 200))	/* 200 steps x 32 microsteps */
 
+/*
+ * Degrees to microsteps as the commander computes them (PAROL6_ROBOT.py's
+ * DEG2STEPS and SPEED_DEG2STEPS, then int()): degrees / DEG_PER_STEP x the
+ * ratio, in that order, truncated towards zero. The same operations in
+ * IEEE doubles give the commander's very numbers, and since truncation
+ * keeps the order of values, an angle within a joint's limits never gives
+ * a step past the limit's own step (parol6_check_steps).
+ */
 const double parol6_gear_ratio[PAROL6_JOINTS] = {
-	6.4, 20.0, 20.0 * 38.0 / 42.0, 4.0, 4.0, 10.0,
+	6.4, 20.0, 20.0 * (38.0 / 42.0), 4.0, 4.0, 10.0,
 };
 
 const double parol6_limit_deg[PAROL6_JOINTS][2] = {
@@ -146,16 +154,17 @@ const char *parol6_command_name(uint8_t command)
 	}
 }
 
-static double steps_per_deg(int joint)
+/* Microsteps, unrounded, for deg degrees (or degrees/s) of joint. */
+static double deg_steps(int joint, double deg)
 {
-	return parol6_gear_ratio[joint] / DEG_PER_STEP;
+	return deg / DEG_PER_STEP * parol6_gear_ratio[joint];
 }
 
 double parol6_steps_to_deg(int joint, int32_t steps)
 {
 	if (joint < 0 || joint >= PAROL6_JOINTS)
 		return NAN;
-	return steps / steps_per_deg(joint);
+	return steps * DEG_PER_STEP / parol6_gear_ratio[joint];
 }
 
 double parol6_steps_to_rad(int joint, int32_t steps)
@@ -169,7 +178,7 @@ int parol6_deg_to_steps(int joint, double deg, int32_t *steps)
 		return -EINVAL;
 	if (deg < parol6_limit_deg[joint][0] || deg > parol6_limit_deg[joint][1])
 		return -ERANGE;
-	*steps = (int32_t)lround(deg * steps_per_deg(joint));
+	*steps = (int32_t)deg_steps(joint, deg);	/* truncated */
 	return 0;
 }
 
@@ -182,9 +191,9 @@ int parol6_check_steps(int joint, int32_t steps)
 {
 	if (joint < 0 || joint >= PAROL6_JOINTS)
 		return -EINVAL;
-	/* a hair of slack for rounding at the limits */
-	if (steps < lround(parol6_limit_deg[joint][0] * steps_per_deg(joint)) - 1 ||
-	    steps > lround(parol6_limit_deg[joint][1] * steps_per_deg(joint)) + 1)
+	/* the limits' own steps, truncated as every angle is */
+	if (steps < (int32_t)deg_steps(joint, parol6_limit_deg[joint][0]) ||
+	    steps > (int32_t)deg_steps(joint, parol6_limit_deg[joint][1]))
 		return -ERANGE;
 	return 0;
 }
@@ -195,10 +204,10 @@ int parol6_speed_to_steps(int joint, double deg_per_s, int32_t *steps)
 
 	if (joint < 0 || joint >= PAROL6_JOINTS || isnan(deg_per_s))
 		return -EINVAL;
-	s = deg_per_s * steps_per_deg(joint);
+	s = deg_steps(joint, deg_per_s);
 	if (fabs(s) > parol6_max_speed[joint])
 		return -ERANGE;
-	*steps = (int32_t)lround(s);
+	*steps = (int32_t)s;		/* truncated */
 	return 0;
 }
 
@@ -230,11 +239,24 @@ void parol6_close(struct parol6 *p)
 		nr_link_close(&p->link);
 }
 
+void parol6_hold(struct parol6 *p, const struct parol6_cmd *c)
+{
+	p->held.out1 = c->out1;
+	p->held.out2 = c->out2;
+	p->held.grip_position = c->grip_position;
+	p->held.grip_speed = c->grip_speed;
+	p->held.grip_current = c->grip_current;
+	p->held.grip_command = c->grip_command;
+	p->held.grip_id = c->grip_id;
+	p->have_held = true;
+}
+
 int parol6_send(struct parol6 *p, const struct parol6_cmd *c)
 {
 	uint8_t f[N_ROBOT_PAROL6_CMD_FRAME];
 	int err;
 
+	parol6_hold(p, c);
 	parol6_pack(c, f);
 	if (p->dump)
 		p->dump(p->dump_ctx, f, sizeof(f));
@@ -309,21 +331,29 @@ void parol6_idle_cmd(const struct parol6 *p, struct parol6_cmd *c)
 
 	memset(c, 0, sizeof(*c));
 	c->command = PAROL6_IDLE;
+	/*
+	 * The board sets its outputs from every frame, and sends the gripper
+	 * a move whenever its fields change: carry on what the last frame
+	 * said (the commander's Pack_data() sends its kept values every
+	 * cycle), or every frame would switch the outputs off and move the
+	 * gripper to 0 at speed 0.
+	 */
+	if (p->have_held) {
+		c->out1 = p->held.out1;
+		c->out2 = p->held.out2;
+		c->grip_position = p->held.grip_position;
+		c->grip_speed = p->held.grip_speed;
+		c->grip_current = p->held.grip_current;
+		c->grip_command = p->held.grip_command;
+		c->grip_id = p->held.grip_id;
+	} else if (p->have_telemetry) {
+		c->out1 = p->last.out1;
+		c->out2 = p->last.out2;
+	}
 	if (!p->have_telemetry)
 		return;
 	for (j = 0; j < PAROL6_JOINTS; j++)
 		c->position[j] = p->last.position[j];
-	/*
-	 * The board sets its outputs and forwards the gripper fields every
-	 * cycle: hold both as they are, or every command would switch the
-	 * outputs off and send the gripper to 0.
-	 */
-	c->out1 = p->last.out1;
-	c->out2 = p->last.out2;
-	if (p->last.grip_activated) {
-		c->grip_command = PAROL6_GRIP_ACTIVATE;
-		c->grip_position = p->last.grip_position;
-	}
 }
 
 int parol6_safe_stop(struct parol6 *p)

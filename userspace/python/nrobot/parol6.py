@@ -165,11 +165,22 @@ class Parol6:
             time.sleep(self.CYCLE)
         raise TimeoutError("gripper did not arrive in %.1f s" % timeout)
 
-    def gripper_mode(self, mode, frames=5):
-        """1 calibrate, 2 clear error; with the gripper activated."""
+    def gripper_mode(self, mode, timeout=10.0):
+        """1 calibrate (until the gripper says it is), 2 clear its error.
+
+        The board sends the gripper a calibration, or a clearing, for every
+        frame whose mode byte asks: the mode goes out in one frame, as the
+        commander sends it, a calibration with the activate bit; the frames
+        after it keep the gripper's fields (libparol6's held values)."""
         c = self.idle_cmd()
-        c.grip_command = GRIP_ACTIVATE
+        if mode == 1:
+            c.grip_command |= GRIP_ACTIVATE
         c.grip_mode = mode
-        self._cycles(c, frames)
-        c.grip_mode = 0
-        return self._cycles(c, 2)
+        t = self.exchange(c)
+        end = time.monotonic() + timeout
+        while mode == 1 and not t.grip_calibrated:
+            if time.monotonic() > end:
+                raise TimeoutError("gripper did not calibrate in %.1f s" % timeout)
+            time.sleep(self.CYCLE)
+            t = self.exchange(self.idle_cmd())
+        return t

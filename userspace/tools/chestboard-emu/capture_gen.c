@@ -33,6 +33,8 @@
 #include <pcap/pcap.h>
 #include <pcap/usb.h>
 
+#include <nbtool/version.h>
+
 #include "../../lib/capture/capture.h"
 
 #define CYCLE_NS	12000000ull
@@ -579,7 +581,8 @@ static void usage(FILE *f)
 		"  -n             no LoLA log\n"
 		"  -g CYCLE       damage the answer frame of CYCLE (one flipped bit)\n"
 		"  -t SECONDS     stamp the LoLA log that much later (a clock that disagrees)\n"
-		"  -h             this help\n\n"
+		"  -h, --help     this help\n"
+		"      --version  the program's version\n\n"
 		"See chestboard-emu-capture(1).\n");
 }
 
@@ -600,7 +603,13 @@ int main(int argc, char **argv)
 	if (!g)
 		return 1;
 	g->seed = 1;
-	while ((c = getopt(argc, argv, "l:o:s:d:S:ng:t:h")) != -1) {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+
+	while ((c = getopt_long(argc, argv, "l:o:s:d:S:ng:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': layout = optarg; break;
 		case 'o': dir = optarg; break;
@@ -616,6 +625,7 @@ int main(int argc, char **argv)
 		case 'g': glitch = atoll(optarg); break;
 		case 't': skew = (uint64_t)(atof(optarg) * 1e9); break;
 		case 'h': usage(stdout); return 0;
+		case 'V': return nbtool_version("chestboard-emu-capture");
 		default: usage(stderr); return 2;
 		}
 	}

@@ -5,10 +5,13 @@
  * to stdout (without "OK"), an error to stderr with exit status 1.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <nbtool/version.h>
 
 #include "../../lib/emuctl/emuctl.h"
 
@@ -22,7 +25,9 @@ static void usage(FILE *f)
 		"drain RATE, follow on|off, version BOARD|all N, board BOARD down|up,\n"
 		"id SLOT STRING, misbehave NAME CYCLES [ARG], wait FRAMES TIMEOUT_MS, reset,\n"
 		"disconnect, connect, storm COUNT DOWN_MS UP_MS, quit, help.\n\n"
-		"  -s SOCKET  the emulator's control socket (default %s)\n\n"
+		"  -s, --socket SOCKET  the emulator's control socket (default %s)\n"
+		"  -h, --help           this help\n"
+		"      --version        the program's version\n\n"
 		"See chestboard-emu-ctl(1) and chestboard-emu(8).\n", NB_EMU_SOCKET);
 }
 
@@ -31,13 +36,21 @@ int main(int argc, char **argv)
 	const char *socket = NB_EMU_SOCKET;
 	char line[512] = "", reply[512];
 	struct nb_emu emu;
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
 	int c, err;
 
-	while ((c = getopt(argc, argv, "+s:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
 		if (c == 's') {
 			socket = optarg;
 			continue;
 		}
+		if (c == 'V')
+			return nbtool_version("chestboard-emu-ctl");
 		usage(c == 'h' ? stdout : stderr);
 		return c == 'h' ? 0 : 2;
 	}

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <nbtool/version.h>
+
 #include "emu.h"
 
 enum { TAG_EP0 = EMU_TAG_EP0, TAG_AIO, TAG_TIMER, TAG_CONTROL = EMU_TAG_CONTROL, TAG_SIGNAL };
@@ -358,7 +360,8 @@ static int options(struct emu *e, int argc, char **argv)
 			fputs(usage, stdout);
 			exit(0);
 		case O_VERSION:
-			printf("chestboard-emu 1.0, control protocol %d\n", NB_EMU_PROTO);
+			nbtool_version("chestboard-emu");
+			printf("Control protocol %d.\n", NB_EMU_PROTO);
 			exit(0);
 		default:
 			fputs("Try 'chestboard-emu --help'.\n", stderr);

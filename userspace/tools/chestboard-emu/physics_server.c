@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <nbtool/version.h>
+
 #include "physics_wire.h"
 
 /*
@@ -229,6 +231,7 @@ static const char usage[] =
 "  -l, --listen PATH   listen on PATH, one client at a time\n"
 "  -v, --verbose       say when a client comes and goes\n"
 "  -h, --help          this help\n"
+"      --version       the program's version\n"
 "See nb-physics-server(1) and Documentation/chestboard-emu.rst.\n";
 
 int main(int argc, char **argv)
@@ -238,6 +241,7 @@ int main(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server s = { 0 };
@@ -261,6 +265,8 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
+		case 'V':
+			return nbtool_version("nb-physics-server");
 		default:
 			fputs(usage, stderr);
 			return 2;

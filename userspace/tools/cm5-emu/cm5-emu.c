@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <linux/n_robot.h>
+#include <nbtool/version.h>
 
 #define S_PC_TIMEOUT			0x01
 #define S_DYNAMIXEL_TIMEOUT		0x02
@@ -532,7 +533,8 @@ static void usage(FILE *f)
 		"  -p, --pace BAUD         send to the host at BAUD (8N1), and give each\n"
 		"                          servo's bus transaction its time (make bench)\n"
 		"  -v, --verbose           log each packet on stderr\n"
-		"  -h, --help              this help\n");
+		"  -h, --help              this help\n"
+		"      --version           the program's version\n");
 }
 
 int main(int argc, char **argv)
@@ -547,6 +549,7 @@ int main(int argc, char **argv)
 		{ "pace", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	const char *link = NULL;
@@ -599,6 +602,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return nbtool_version("cm5-emu");
 		default:
 			usage(stderr);
 			return 2;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <nbtool/version.h>
 
 #include "cm5ctl.h"
 
@@ -16,6 +17,7 @@ static enum nr_link_mode mode = NR_LINK_AUTO;
 static int timeout_ms = CM5_TIMEOUT_MS;
 bool raw_units;
 long loop_count;
+bool verbose;
 static int step_ms = 1000;
 static uint8_t models[256];
 
@@ -51,10 +53,12 @@ static void usage(FILE *f)
 		"  -r, --raw           raw register counts, not natural units\n"
 		"  -S, --step-ms MS    pause between flashing stages (1000)\n"
 		"  -n, --count N       loop: stop after N cycles (0: until Ctrl-C)\n"
-		"  -h, --help          this help\n\n"
+		"  -v, --verbose       loop: a line per cycle on a terminal too\n"
+		"  -h, --help          this help\n"
+		"      --version       the program's version\n\n"
 		"Registers are named as in 'cm5ctl regs' (goal_position...) or given\n"
 		"by address. Exit status: 0 ok, 1 error, 2 usage, 3 the CM-5 reported\n"
-		"an error.\n");
+		"an error, 128 + the signal's number when one ended a command early.\n");
 }
 
 void explain(const char *what, int err)
@@ -229,8 +233,9 @@ const char *parse_spec(struct cm5 *c, char *spec,
 	end = strchr(reg, ':');
 	if (end) {
 		*end = 0;
-		n = strtol(end + 1, NULL, 10);
-		if (n < 1 || n > 55)
+		/* 0: an entry that reads nothing, as BRBrain allows */
+		n = strtol(end + 1, &end, 10);
+		if (*end || n < 0 || n > 55)
 			return NULL;
 	}
 	e->id = (uint8_t)id;
@@ -459,7 +464,9 @@ int main(int argc, char **argv)
 		{ "raw", no_argument, NULL, 'r' },
 		{ "step-ms", required_argument, NULL, 'S' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct cm5 c;
@@ -470,7 +477,7 @@ int main(int argc, char **argv)
 	device = getenv("CM5_DEVICE");
 	if (!device)
 		device = "/dev/ttyUSB0";
-	while ((o = getopt_long(argc, argv, "+d:L:t:m:rS:n:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+d:L:t:m:rS:n:vh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd':
 			device = optarg;
@@ -507,9 +514,14 @@ int main(int argc, char **argv)
 		case 'n':
 			loop_count = atol(optarg);
 			break;
+		case 'v':
+			verbose = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return nbtool_version("cm5ctl");
 		default:
 			usage(stderr);
 			return EXIT_USAGE;

@@ -15,6 +15,7 @@
 
 extern bool raw_units;
 extern long loop_count;		/* loop: cycles, 0 until Ctrl-C */
+extern bool verbose;		/* loop: every cycle's line, even on a terminal */
 
 void explain(const char *what, int err);
 /* Report a status word; 0 if it says ok, else the exit status. */

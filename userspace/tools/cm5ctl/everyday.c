@@ -17,11 +17,11 @@
 
 #define MAX_VALUES	(N_ROBOT_CM5_NUM_REG_BYTES * N_ROBOT_CM5_MAX_DYNAMIXELS)
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop;	/* the signal that came, or 0 */
 
 static void on_signal(int sig)
 {
-	stop = 1;
+	stop = sig;
 }
 
 static void catch_signals(void)
@@ -153,7 +153,11 @@ int cmd_loop(struct cm5 *c, int argc, char **argv)
 	struct cm5_fmt_entry we[N_ROBOT_CM5_MAX_DYNAMIXELS];
 	unsigned int nr = 0, nw = 0, wk = 0;
 	const char *vals;
-	double t0, t;
+	/* On a terminal one status line, redrawn 4 times a second; else (or
+	 * with --verbose) a line per cycle: thousands a second otherwise.
+	 */
+	bool one_line = !verbose && isatty(STDOUT_FILENO);
+	double t0, t, shown = -1;
 	long cycles = 0;
 	int i, n, st, ret = 0;
 
@@ -213,15 +217,27 @@ int cmd_loop(struct cm5 *c, int argc, char **argv)
 		}
 		cycles++;
 		t = now_s() - t0;
+		if (one_line && t - shown < 0.25 &&
+		    !(loop_count && cycles == loop_count))
+			continue;
+		shown = t;
+		if (one_line)
+			fputs("\r\033[K", stdout);
 		printf("%ld %.3f s %.1f Hz", cycles, t, t > 0 ? cycles / t : 0);
 		if (nr)
 			print_reads(c, rnat, rraw);
-		putchar('\n');
+		if (!one_line)
+			putchar('\n');
 		fflush(stdout);
 	}
+	if (one_line && shown >= 0)
+		putchar('\n');
 	t = now_s() - t0;
 	fprintf(stderr, "cm5ctl: loop: %ld cycles in %.2f s, %.1f Hz\n", cycles,
 		t, t > 0 ? cycles / t : 0);
+	/* Ctrl-C is how a loop without --count ends; one with it was cut */
+	if (!ret && stop && loop_count && cycles < loop_count)
+		return 128 + stop;
 	return ret;
 }
 
@@ -418,6 +434,11 @@ static int pose_play(struct cm5 *c, int argc, char **argv)
 		       seconds);
 		fflush(stdout);
 		usleep((useconds_t)(seconds * 1e6));
+	}
+	if (stop) {
+		/* the servos go on to the goal already written */
+		fprintf(stderr, "cm5ctl: pose play: interrupted\n");
+		return 128 + stop;
 	}
 	return 0;
 }

@@ -18,11 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "naocap.h"
+#include <nbtool/version.h>
 
-#ifndef NAOCAP_VERSION
-#define NAOCAP_VERSION "unknown"
-#endif
+#include "naocap.h"
 
 extern char **environ;
 
@@ -62,7 +60,8 @@ static void usage(FILE *f)
 		"  -V COMMAND   a command that prints HAL's version, for the versions file\n"
 		"  -D BUS:DEV   the chest board's USB address (default: found by its id)\n"
 		"  -S ROOT      where sysfs is (default /sys)\n"
-		"  -h           this help\n\n"
+		"  -h, --help   this help\n"
+		"  --version    the program's version\n\n"
 		"It takes about %d seconds. See naocap(8).\n", 85);
 }
 
@@ -120,6 +119,7 @@ int main(int argc, char **argv)
 
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
 		{ 0 }
 	};
 
@@ -154,6 +154,7 @@ int main(int argc, char **argv)
 		}
 		case 'S': sysfs = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case 'v': return nbtool_version("naocap");
 		default: usage(stderr); return 2;
 		}
 	}
@@ -254,7 +255,7 @@ int main(int argc, char **argv)
 	fprintf(ver, "naocap.version %s\nkernel %s %s\nusb.busdev %u:%u\nusb.id %04x:%04x\n"
 		"usb.product %s\nusb.manufacturer %s\nusb.bcdDevice %s\nusb.driver %s\n"
 		"usbmon.records %llu\nusbmon.dropped %llu\n",
-		NAOCAP_VERSION, un.release, un.machine, d.bus, d.dev, d.vid, d.pid, d.product,
+		NAOBODY_VERSION, un.release, un.machine, d.bus, d.dev, d.vid, d.pid, d.product,
 		d.manufacturer, d.bcd, d.driver[0] ? d.driver : "none", u.packets, u.dropped);
 	if (!no_lola)
 		fprintf(ver, "lola.packets %llu\nlola.commands %llu\nlola.undecodable %llu\n",

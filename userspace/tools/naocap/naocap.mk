@@ -6,5 +6,3 @@ naocap_SRCS := $(addprefix $(srctree)/userspace/tools/naocap/, main.c device.c u
 naocap_LIBS := nbcapture
 naocap_LDLIBS := -lpcap $(shell $(PKG_CONFIG) --libs msgpack) -lz -lpthread
 MAN_PAGES += $(srctree)/userspace/tools/naocap/naocap.8
-NAOCAP_VERSION := $(shell git -C $(srctree) describe --always --dirty 2>/dev/null || echo unknown)
-$(O)/obj/userspace/tools/naocap/main.o: USER_CFLAGS += -DNAOCAP_VERSION='"$(NAOCAP_VERSION)"'

@@ -20,9 +20,13 @@ int id_main(int argc, char **argv)
 	int err, status = 0;
 
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		printf("Usage: %s [SLOT]\n\nPrints the chest board's id string in SLOT (0 to 3;\n"
-		       "3 is the body id), or in every slot. Read-only.\n", naoctl_prog);
-		return strcmp(argv[1], "-h") && strcmp(argv[1], "--help") ? 2 : 0;
+		bool help = argc == 2 && (!strcmp(argv[1], "-h") ||
+					  !strcmp(argv[1], "--help"));
+
+		fprintf(help ? stdout : stderr,
+			"Usage: %s [SLOT]\n\nPrints the chest board's id string in SLOT (0 to 3;\n"
+			"3 is the body id), or in every slot. Read-only.\n", naoctl_prog);
+		return help ? 0 : 2;
 	}
 	if (argc == 2) {
 		char *end;
@@ -87,24 +91,31 @@ static int power_fail(const char *what, int err)
 	return 1;
 }
 
+/* Aldebaran's tools take short options; --help as well, as every tool. */
+static const struct option help_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
 int mode_main(int argc, char **argv)
 {
 	uint32_t op = NAOBODY_CHEST_QUERY_BOOTLOADER, result = 0;
 	struct nb_device *d;
 	int c, err;
 
-	while ((c = getopt(argc, argv, "bstfumroph")) != -1) {
+	while ((c = getopt_long(argc, argv, "bstfumroph", help_opts, NULL)) != -1) {
+		FILE *f = c == 'h' ? stdout : stderr;
 		size_t i;
 
 		for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 			if (modes[i].opt == c)
 				break;
 		if (i == sizeof(modes) / sizeof(modes[0])) {
-			printf("Usage: %s [-b|-s|-t|-f|-u|-m|-r|-o|-p]\n\n", naoctl_prog);
+			fprintf(f, "Usage: %s [-b|-s|-t|-f|-u|-m|-r|-o|-p]\n\n", naoctl_prog);
 			for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-				printf("  -%c  %s\n", modes[i].opt, modes[i].what);
-			printf("\nAll but -b need CAP_SYS_ADMIN. -o and -p are provisional: naobody.ko\n"
-			       "refuses them unless provisional_power_requests is set.\n");
+				fprintf(f, "  -%c  %s\n", modes[i].opt, modes[i].what);
+			fprintf(f, "\nAll but -b need CAP_SYS_ADMIN. -o and -p are provisional: naobody.ko\n"
+				"refuses them unless provisional_power_requests is set.\n");
 			return c == 'h' ? 0 : 2;
 		}
 		op = modes[i].op;
@@ -129,16 +140,17 @@ int harakiri_main(int argc, char **argv)
 	struct nb_device *d;
 	int c, err;
 
-	while ((c = getopt(argc, argv, "rh")) != -1) {
+	while ((c = getopt_long(argc, argv, "rh", help_opts, NULL)) != -1) {
 		if (c == 'r') {
 			op = NAOBODY_HARAKIRI_RESET;
 			continue;
 		}
-		printf("Usage: %s [-r]\n\nPowers the robot off, or with -r resets it. Needs\n"
-		       "CAP_SYS_ADMIN. HULKs-OS runs it at the very end of shutdown.\n"
-		       "The request's encoding is provisional: naobody.ko refuses it\n"
-		       "(EOPNOTSUPP) unless its provisional_power_requests parameter is set.\n",
-		       naoctl_prog);
+		fprintf(c == 'h' ? stdout : stderr,
+			"Usage: %s [-r]\n\nPowers the robot off, or with -r resets it. Needs\n"
+			"CAP_SYS_ADMIN. HULKs-OS runs it at the very end of shutdown.\n"
+			"The request's encoding is provisional: naobody.ko refuses it\n"
+			"(EOPNOTSUPP) unless its provisional_power_requests parameter is set.\n",
+			naoctl_prog);
 		return c == 'h' ? 0 : 2;
 	}
 	d = naoctl_open(0);

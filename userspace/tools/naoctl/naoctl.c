@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nbtool/version.h>
+
 #include "naoctl.h"
 #include "capture_cmds.h"
 
@@ -47,7 +49,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nOptions:\n"
 		"  -d DEVICE  the body's device (default $NAOBODY_DEVICE, else %s)\n"
-		"  -h         this help; COMMAND -h for a command's own\n\n"
+		"  -h, --help this help; COMMAND -h for a command's own\n"
+		"  --version  the program's version\n\n"
 		"See naoctl(8).\n", NB_DEFAULT_DEVICE);
 }
 
@@ -101,6 +104,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (commands[i].alias && !strcmp(base, commands[i].alias)) {
 			naoctl_prog = commands[i].alias;
+			if (argc == 2 && !strcmp(argv[1], "--version"))
+				return nbtool_version(naoctl_prog);
 			return commands[i].fn(argc, argv);
 		}
 	}
@@ -113,6 +118,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(argv[1], "--version")) {
+			return nbtool_version(naoctl_prog);
 		} else {
 			fprintf(stderr, "%s: unknown option '%s'\n\n", naoctl_prog, argv[1]);
 			usage(stderr);

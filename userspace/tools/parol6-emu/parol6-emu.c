@@ -4,12 +4,17 @@
  * libparol6 without the arm. Its parser is the firmware's Get_data(): three
  * 0xFF, a length it trusts, that many bytes, the end bytes 01 02 checked
  * last; a valid command gets one telemetry frame back. Length 0 wedges it,
- * as it wedges the firmware. The joints move as the firmware moves them
- * (jog at the commanded speed; go-to at the average of the commanded speed
- * and the speed that closes the error in one cycle, which overshoots a
- * target sent with a speed; idle still; every stepper capped at 50000
- * microsteps/s), homing takes a while and Idle continues it, and the
- * E-stop can be pressed on cue.
+ * as it wedges the firmware. The joints move as the firmware's main loop
+ * moves them (main.cpp, loop()): it boots enabled; a jog runs each joint
+ * at its commanded speed; a go-to sets, over and over between two packets,
+ * the average of the commanded speed and the speed that would close the
+ * error in 10 ms, so with speed 0 the error decays as e^(-t/20 ms), about
+ * 39 % of it closed per 10 ms packet, and a target sent with a speed is
+ * overshot; Idle sets each stepper's speed to the frame's without
+ * stepping it, so the telemetry reports the commanded speeds while nothing
+ * moves; every stepper is capped at 50000 microsteps/s. Homing takes a
+ * while; Idle continues it, and a jog or go-to (or Disable, Enable, Clear
+ * error) ends it. The E-stop can be pressed on cue.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +32,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <nbtool/version.h>
 
 #define JOINTS 6
 
@@ -45,7 +51,15 @@ static int grip_object_at = -1;	/* an object between the jaws at this position *
 
 static struct {
 	double pos[JOINTS];
-	int32_t speed[JOINTS];	/* as the steppers run them now */
+	int32_t speed[JOINTS];	/* each stepper's speed (AccelStepper::speed()) */
+	/*
+	 * What the telemetry answering a packet reports: the positions and
+	 * speeds the loop saved before the packet came (Pack_data() runs
+	 * right after Unpack_data(), before the loop acts on the packet).
+	 */
+	int32_t tel_pos[JOINTS], tel_speed[JOINTS];
+	bool running;		/* the loop steps them (jog, go-to) */
+	int32_t goto_target[JOINTS], goto_speed[JOINTS];	/* the last 156 */
 	bool enabled, estop, homing, wedged;
 	uint8_t homed;		/* bit per joint, J1 = 0x80 */
 	int homing_left;
@@ -203,22 +217,51 @@ static double cap_speed(double v)
 	return clampd(v, -STEPPER_MAX_SPEED, STEPPER_MAX_SPEED);
 }
 
-/* The steppers ran at their speeds since the last packet: dt seconds. */
+/*
+ * Command 156's speed for joint j at position pos, as loop() sets it: the
+ * error over 10 ms, truncated, averaged with the commanded speed, capped.
+ */
+static double goto_speed(int j, double pos)
+{
+	int32_t close = (int32_t)((arm.goto_target[j] - pos) / CYCLE_S);
+
+	return cap_speed((double)((arm.goto_speed[j] + close) / 2));
+}
+
+/*
+ * The steppers since the last packet, dt seconds: the firmware's loop runs
+ * thousands of times a packet, so a go-to's speed follows its error all the
+ * way. Within the cap that is exact: with e the error and v the commanded
+ * speed, de/dt = -(v + e / 10 ms) / 2, so e + v x 10 ms decays as
+ * e^(-t / 20 ms); at the cap the joint runs at the cap. Steps of 0.5 ms.
+ */
+#define GOTO_STEP_S	0.0005
+
 static void run_steppers(double dt)
 {
+	double h, e, v, f;
 	int j;
 
-	for (j = 0; j < JOINTS; j++) {
-		arm.pos[j] += arm.speed[j] * dt;
+	for (j = 0; j < JOINTS && arm.running; j++) {
+		if (arm.last_command != 156) {
+			arm.pos[j] += arm.speed[j] * dt;
+		} else {
+			v = arm.goto_speed[j] * CYCLE_S;
+			for (h = dt; h > 0; h -= GOTO_STEP_S) {
+				f = h < GOTO_STEP_S ? h : GOTO_STEP_S;
+				e = arm.goto_target[j] - arm.pos[j];
+				if (fabs(arm.goto_speed[j] + e / CYCLE_S) / 2 <= STEPPER_MAX_SPEED)
+					e = -v + (e + v) * exp(-f / (2 * CYCLE_S));
+				else
+					e -= goto_speed(j, arm.pos[j]) * f;
+				arm.pos[j] = arm.goto_target[j] - e;
+			}
+			arm.speed[j] = (int32_t)goto_speed(j, arm.pos[j]);
+		}
 		/* the hard stops: a joint pushed past them stays there */
 		if (arm.pos[j] < lo[j] - 1000.0 || arm.pos[j] > hi[j] + 1000.0) {
 			arm.pos[j] = clampd(arm.pos[j], lo[j] - 1000.0,
 					    hi[j] + 1000.0);
-			arm.speed[j] = 0;
-		}
-		if (arm.last_command == 123 &&
-		    (arm.pos[j] < lo[j] || arm.pos[j] > hi[j])) {
-			arm.pos[j] = clampd(arm.pos[j], lo[j], hi[j]);
 			arm.speed[j] = 0;
 		}
 	}
@@ -255,6 +298,10 @@ static void execute(const uint8_t *d)
 	int j;
 
 	run_steppers(dt);
+	for (j = 0; j < JOINTS; j++) {
+		arm.tel_pos[j] = (int32_t)lround(arm.pos[j]);
+		arm.tel_speed[j] = arm.speed[j];
+	}
 	arm.ticks = (uint16_t)((t - arm.last_us) * 90 / 128);
 	arm.last_us = t;
 	commands++;
@@ -263,7 +310,11 @@ static void execute(const uint8_t *d)
 		speed[j] = get24(d + 18 + 3 * j);
 	}
 	if (cmdlog) {
-		fprintf(cmdlog, "%lu cmd=%u speeds=", commands, cmd);
+		/* the gripper's command, position, speed, current, mode */
+		fprintf(cmdlog, "%lu grip=%u,%d,%d,%d,%u out=%d,%d cmd=%u speeds=",
+			commands, d[46], (int16_t)(d[40] << 8 | d[41]),
+			(int16_t)(d[42] << 8 | d[43]), (int16_t)(d[44] << 8 | d[45]),
+			d[47], !!(d[38] & 0x20), !!(d[38] & 0x10), cmd);
 		for (j = 0; j < JOINTS; j++)
 			fprintf(cmdlog, "%d%s", speed[j], j < 5 ? "," : "\n");
 		fflush(cmdlog);
@@ -273,19 +324,20 @@ static void execute(const uint8_t *d)
 	if (estop_release_after && commands == estop_release_after)
 		arm.estop = false;
 	if (arm.estop)
-		arm.enabled = false;	/* the E-stop cuts motion */
+		arm.enabled = false;	/* the E-stop cuts motion (a model) */
 	arm.last_command = cmd;
 	arm.out1 = d[38] & 0x20;
 	arm.out2 = d[38] & 0x10;
 	gripper(d);
 	switch (cmd) {
-	case 101:
+	case 101:			/* reset_homing(), home_command = 0 */
 		if (!arm.estop)
 			arm.enabled = true;
 		arm.homing = false;
 		break;
 	case 102:
 		arm.enabled = false;
+		arm.homing = false;
 		break;
 	case 103:
 		arm.homing = false;
@@ -297,33 +349,43 @@ static void execute(const uint8_t *d)
 			arm.homed = 0;
 		}
 		break;
+	case 123:			/* a jog or go-to ends a homing */
+	case 156:
+		if (arm.enabled)
+			arm.homing = false;
+		break;
 	default:
 		break;
 	}
+	/*
+	 * The speeds until the next packet. Idle sets each stepper's speed
+	 * to the frame's, disabled or not, and steps none (outside a homing);
+	 * a jog and a go-to step them when enabled; anything else leaves the
+	 * speeds as they were and steps nothing.
+	 */
+	arm.running = arm.enabled && !arm.homing && (cmd == 123 || cmd == 156);
 	for (j = 0; j < JOINTS; j++) {
-		double v = 0;
-
-		if (arm.enabled && !arm.homing) {
-			if (cmd == 123)
-				v = speed[j];
-			else if (cmd == 156)
-				/* the average of the commanded speed and the
-				 * speed that closes the error in one cycle:
-				 * nothing stops it at the target
-				 */
-				v = (speed[j] + (target[j] - arm.pos[j]) /
-				     CYCLE_S) / 2;
+		if (cmd == 255 && !arm.homing)
+			arm.speed[j] = (int32_t)cap_speed(speed[j]);
+		else if (arm.running && cmd == 123)
+			arm.speed[j] = (int32_t)cap_speed(speed[j]);
+		if (cmd == 156) {
+			arm.goto_target[j] = target[j];
+			arm.goto_speed[j] = speed[j];
+			if (arm.running)
+				arm.speed[j] = (int32_t)goto_speed(j, arm.pos[j]);
 		}
-		arm.speed[j] = (int32_t)cap_speed(v);
+		if (arm.homing)
+			arm.speed[j] = 0;	/* the homing's own speeds: a model */
 	}
 	/* Idle (and anything else) continues a homing; only a disabled
-	 * arm, or 101/103, stops it.
+	 * arm, or 101/102/103, a jog or a go-to stops it.
 	 */
 	if (arm.homing && arm.enabled && --arm.homing_left <= 0) {
 		arm.homing = false;
 		arm.homed = 0xFC;
 		for (j = 0; j < JOINTS; j++)
-			arm.pos[j] = standby[j];
+			arm.tel_pos[j] = (int32_t)(arm.pos[j] = standby[j]);
 	}
 }
 
@@ -337,8 +399,8 @@ static void telemetry(void)
 	f[0] = f[1] = f[2] = 0xFF;
 	f[3] = 56;
 	for (j = 0; j < JOINTS; j++) {
-		put24(d + 3 * j, (int32_t)lround(arm.pos[j]));
-		put24(d + 18 + 3 * j, arm.speed[j]);
+		put24(d + 3 * j, arm.tel_pos[j]);
+		put24(d + 18 + 3 * j, arm.tel_speed[j]);
 	}
 	d[36] = arm.homed | 0x03;
 	d[37] = (arm.out1 ? 0x20 : 0) | (arm.out2 ? 0x10 : 0) |
@@ -360,9 +422,11 @@ static void telemetry(void)
 	if (tlog) {
 		fprintf(tlog, "%lu pos=", commands);
 		for (j = 0; j < JOINTS; j++)
-			fprintf(tlog, "%d%s", (int32_t)lround(arm.pos[j]), j < 5 ? "," : " speed=");
+			fprintf(tlog, "%d%s", arm.tel_pos[j], j < 5 ? "," : " speed=");
 		for (j = 0; j < JOINTS; j++)
-			fprintf(tlog, "%d%s", arm.speed[j], j < 5 ? "," : "");
+			fprintf(tlog, "%d%s", arm.tel_speed[j], j < 5 ? "," : "");
+		/* microseconds since the packet before (the timing field's) */
+		fprintf(tlog, " dt=%.0f", arm.ticks * 128.0 / 90.0);
 		fprintf(tlog, " homed=0x%02x grip=0x%02x gpos=%d out=%d,%d\n",
 			arm.homed, gripper_status(), (int)arm.grip_pos,
 			arm.out1, arm.out2);
@@ -428,7 +492,8 @@ static void usage(FILE *f)
 		"  -m, --mute-after N        stop answering after N commands (link loss)\n"
 		"  -H, --home-ticks N        commands a homing takes (30)\n"
 		"  -v, --verbose             log dropped frames\n"
-		"  -h, --help                this help\n");
+		"  -h, --help                this help\n"
+		"      --version             the program's version\n");
 }
 
 int main(int argc, char **argv)
@@ -444,6 +509,7 @@ int main(int argc, char **argv)
 		{ "home-ticks", required_argument, NULL, 'H' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct sched_param sp = { .sched_priority = 10 };
@@ -493,14 +559,17 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return nbtool_version("parol6-emu");
 		default:
 			usage(stderr);
 			return 2;
 		}
 	}
 	for (j = 0; j < JOINTS; j++)
-		arm.pos[j] = standby[j];
+		arm.tel_pos[j] = (int32_t)(arm.pos[j] = standby[j]);
 	arm.last_command = 255;
+	arm.enabled = true;	/* structs.h: disabled = 0 */
 	mfd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (mfd < 0 || grantpt(mfd) || unlockpt(mfd)) {
 		fprintf(stderr, "parol6-emu: cannot open a pseudo-terminal: %s\n",

@@ -8,21 +8,25 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <parol6/parol6.h>
+#include <nbtool/version.h>
 
 #define EXIT_USAGE	2
 #define EXIT_LINK	3	/* the link was lost */
 #define EXIT_REFUSED	4	/* the arm refused: E-stop, not homed... */
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop;	/* the signal that came, or 0 */
 static const char *device;
 static enum nr_link_mode mode = NR_LINK_AUTO;
 static bool dry_run;
@@ -34,7 +38,49 @@ static int link_timeout_ms = 200;
 
 static void on_signal(int sig)
 {
-	stop = 1;
+	stop = sig;
+}
+
+/* An interrupted command's exit status, as a shell gives it: 128 + signal. */
+static int interrupted(void)
+{
+	return 128 + stop;
+}
+
+/*
+ * Progress for the long commands (home, move): one line on stderr, redrawn
+ * at most twice a second, and only on a terminal; cleared before the
+ * result is printed.
+ */
+static bool progress_on;
+static double progress_last;
+
+static double now_s(void);
+
+static void progress(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+	double t = now_s();
+
+	if (!progress_on || t - progress_last < 0.5)
+		return;
+	progress_last = t;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+static void progress_done(void)
+{
+	if (progress_on && progress_last > 0) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	progress_last = 0;
 }
 
 static void usage(FILE *f)
@@ -70,9 +116,11 @@ static void usage(FILE *f)
 		"  -a, --accel DEG/S2     move acceleration and braking (40)\n"
 		"  -T, --timeout SECONDS  give up home or move after (60)\n"
 		"  -l, --link-timeout MS  no telemetry for this long = link lost (200)\n"
-		"  -h, --help             this help\n\n"
+		"  -h, --help             this help\n"
+		"      --version          the program's version\n\n"
 		"On exit, Ctrl-C or a lost link parolctl sends Idle with zero speed.\n"
-		"Exit status: 0 ok, 1 error, 2 usage, 3 link lost, 4 refused by the arm.\n");
+		"Exit status: 0 ok, 1 error, 2 usage, 3 link lost, 4 refused by the arm,\n"
+		"128 + N when signal N ended a command (130: Ctrl-C).\n");
 }
 
 static void hexdump(void *ctx, const uint8_t *f, size_t len)
@@ -210,10 +258,15 @@ static int move_tick(struct job *job, const struct parol6_telemetry *t,
 	}
 	since = now_s() - job->move_start;
 	if (since >= job->move.duration && parol6_move_arrived(&job->move, t)) {
+		progress_done();
 		printf("move: there in %.2f s (every joint within %d steps, at rest)\n",
 		       since, PAROL6_ARRIVED_STEPS);
 		return 1;
 	}
+	progress("move: %.1f of %.1f s, %.0f%% of %.1f deg", since,
+		 job->move.duration, job->move.duration > 0 ?
+		 100.0 * (since < job->move.duration ? since : job->move.duration) /
+		 job->move.duration : 100.0, job->move.distance);
 	next->command = PAROL6_GOTO;
 	parol6_move_setpoint(&job->move, since, 1.0 / PAROL6_HZ,
 			     next->position, next->speed);
@@ -221,9 +274,13 @@ static int move_tick(struct job *job, const struct parol6_telemetry *t,
 }
 
 /*
- * The gripper, through the board: its fields go out over CAN every cycle,
- * a move when they change, a calibrate for mode 1, a clear error for
- * mode 2. Done when its status byte says so.
+ * The gripper, through the board: the board sends it a move over CAN
+ * whenever the gripper's fields change, a calibrate for every frame with
+ * mode 1, a clearing for every frame with mode 2, a status poll
+ * otherwise. So the mode goes out in one frame (one calibrate, as the
+ * commander sends it), with the fields the board keeps (the setpoints
+ * and the activate bit, p->held); a move sets those, and later frames
+ * carry them on. Done when the status byte says so.
  */
 static int gripper_tick(struct job *job, const struct parol6_telemetry *t,
 			struct parol6_cmd *next)
@@ -232,19 +289,26 @@ static int gripper_tick(struct job *job, const struct parol6_telemetry *t,
 		"moving", "object detected while closing",
 		"object detected while opening", "at position",
 	};
+	/* telemetry answering a frame sent after the job's first */
+	bool answered = job->rx0 && job->p->received > job->rx0;
 
 	switch (job->grip) {
 	case 'a':
-		next->grip_command = PAROL6_GRIP_ACTIVATE;
+		next->grip_command |= PAROL6_GRIP_ACTIVATE;
 		if (job->ticks > 3 && ((t && t->grip_activated) || dry_run))
 			return 1;
 		break;
 	case 'c':
 	case 'x':
-		if (job->ticks <= 3)
+		if (!job->rx0) {
+			job->rx0 = job->p->received + 1;
 			next->grip_mode = job->grip == 'c' ? 1 : 2;
-		if (job->ticks > 3 && (dry_run || !t || job->grip == 'x' ||
-				       t->grip_calibrated))
+			if (job->grip == 'c')
+				next->grip_command |= PAROL6_GRIP_ACTIVATE;
+		}
+		if (dry_run && job->ticks > 3)
+			return 1;
+		if (answered && (job->grip == 'x' || (t && t->grip_calibrated)))
 			return 1;
 		break;
 	case 'm':
@@ -329,9 +393,10 @@ static int tick(void *ctx, const struct parol6_telemetry *t,
 			job->result = 1;
 			return abort_homing(job, next);
 		}
-		if (job->kind == 'm') {
-			fprintf(stderr, "parolctl: gave up after %.0f s\n",
-				timeout_s);
+		if (job->kind == 'm' || job->kind == 'g') {
+			progress_done();
+			fprintf(stderr, "parolctl: gave up after %.0f s%s\n", timeout_s,
+				job->kind == 'g' ? ": the gripper did not get there" : "");
 			job->result = 1;
 		}
 		return 1;
@@ -364,10 +429,23 @@ static int tick(void *ctx, const struct parol6_telemetry *t,
 		}
 		/* Idle continues a homing in progress. */
 		if (t) {
-			for (j = 0, done = 1; j < PAROL6_JOINTS; j++)
+			char homed[32] = "";
+
+			for (j = 0, done = 1; j < PAROL6_JOINTS; j++) {
 				done &= t->homed[j];
-			if (done && t->last_command == PAROL6_IDLE)
+				if (t->homed[j])
+					snprintf(homed + strlen(homed),
+						 sizeof(homed) - strlen(homed),
+						 " J%d", j + 1);
+			}
+			if (done && t->last_command == PAROL6_IDLE) {
+				progress_done();
+				printf("home: homed in %.1f s\n",
+				       (nr_now_ms() - job->start_ms) / 1000.0);
 				return 1;
+			}
+			progress("home: %.1f s, homed:%s", (nr_now_ms() - job->start_ms) / 1000.0,
+				 *homed ? homed : " none yet");
 		}
 		break;
 	case 'j':
@@ -506,6 +584,92 @@ static int parse_job(struct job *job, int argc, char **argv)
 
 }
 
+/*
+ * What the board keeps from frame to frame (its outputs, the gripper's
+ * setpoints and activate bit) outlives one run of parolctl only here. The
+ * board cannot be asked: its telemetry reports the outputs the frame it
+ * answers has just set, so without this every run's first frame would
+ * switch the outputs off and move the gripper. One file per port, in
+ * $PAROLCTL_STATE_DIR, else $XDG_RUNTIME_DIR/parolctl, else /run/parolctl
+ * (root) or /tmp/parolctl-UID: a runtime directory, emptied at boot, as
+ * the board's outputs are when it is powered up.
+ */
+static char state_path[PATH_MAX];
+
+static void state_locate(void)
+{
+	const char *dir = getenv("PAROLCTL_STATE_DIR"), *xdg;
+	char base[PATH_MAX], real[PATH_MAX], *c;
+
+	if (!dir) {
+		xdg = getenv("XDG_RUNTIME_DIR");
+		if (xdg && *xdg)
+			snprintf(base, sizeof(base), "%s/parolctl", xdg);
+		else if (geteuid() == 0)
+			snprintf(base, sizeof(base), "/run/parolctl");
+		else
+			snprintf(base, sizeof(base), "/tmp/parolctl-%u",
+				 (unsigned int)geteuid());
+		dir = base;
+	}
+	if (!realpath(device, real))
+		return;
+	for (c = real; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return;
+	if ((size_t)snprintf(state_path, sizeof(state_path), "%s/%s", dir, real) >=
+	    sizeof(state_path))
+		state_path[0] = 0;
+}
+
+/* The last run's outputs and gripper fields, if this port has them. */
+static void state_load(struct parol6 *p)
+{
+	int out1, out2, cmd, pos, speed, current, id;
+	struct parol6_cmd c = { 0 };
+	FILE *f;
+
+	state_locate();
+	f = state_path[0] ? fopen(state_path, "r") : NULL;
+	if (!f)
+		return;
+	if (fscanf(f, "outputs %d %d gripper %d %d %d %d %d", &out1, &out2, &cmd,
+		   &pos, &speed, &current, &id) == 7 &&
+	    out1 >= 0 && out1 <= 1 && out2 >= 0 && out2 <= 1 && cmd >= 0 && cmd <= 255 &&
+	    pos >= 0 && pos <= 255 && speed >= 0 && speed <= 255 &&
+	    current >= 0 && current <= 1000 && id >= 0 && id <= 255) {
+		c.out1 = out1;
+		c.out2 = out2;
+		c.grip_command = (uint8_t)cmd;
+		c.grip_position = (int16_t)pos;
+		c.grip_speed = (int16_t)speed;
+		c.grip_current = (int16_t)current;
+		c.grip_id = (uint8_t)id;
+		parol6_hold(p, &c);
+	}
+	fclose(f);
+}
+
+static void state_save(const struct parol6 *p)
+{
+	char tmp[PATH_MAX + 8];
+	FILE *f;
+
+	if (!state_path[0] || !p->have_held ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.new", state_path) >= sizeof(tmp))
+		return;
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "outputs %d %d gripper %u %d %d %d %u\n", p->held.out1,
+		p->held.out2, p->held.grip_command, p->held.grip_position,
+		p->held.grip_speed, p->held.grip_current, p->held.grip_id);
+	if (fclose(f) || rename(tmp, state_path))
+		unlink(tmp);
+}
+
 static int open_link(struct parol6 *p)
 {
 	struct sigaction sa;
@@ -522,6 +686,7 @@ static int open_link(struct parol6 *p)
 			explain(what, err);
 			return 1;
 		}
+		state_load(p);
 	}
 	p->dump = hexdump;
 	memset(&sa, 0, sizeof(sa));
@@ -535,8 +700,10 @@ static int open_link(struct parol6 *p)
 
 static void close_link(struct parol6 *p)
 {
-	if (!dry_run)
+	if (!dry_run) {
+		state_save(p);
 		nr_link_close(&p->link);
+	}
 }
 
 /* Run one job to its end; its exit status. */
@@ -553,16 +720,21 @@ static int run_job(struct parol6 *p, struct job *job, const char *cmd)
 			 job->kind == 'h' ? &never : &stop, link_timeout_ms);
 	if (job->kind == 's' && p->have_telemetry && !err)
 		print_telemetry(&p->last);
+	progress_done();
 	if (err == -ENOLINK || err == -EIO) {
 		explain("link lost; sent Idle with zero speed", err);
 		job->result = EXIT_LINK;
 	} else if (err) {
 		explain(cmd, err);
 		job->result = 1;
+	} else if (stop && job->kind == 0) {
+		/* live: Ctrl-C is how it ends */
 	} else if (stop && job->kind == 'h') {
 		fprintf(stderr, "parolctl: interrupted; ended the homing (disable, clear-error), sent Idle with zero speed\n");
+		job->result = interrupted();
 	} else if (stop) {
 		fprintf(stderr, "parolctl: interrupted; sent Idle with zero speed\n");
+		job->result = interrupted();
 	}
 	return job->result;
 }
@@ -629,7 +801,7 @@ static int run_program(int argc, char **argv)
 	close_link(&p);
 	if (!ret && !stop)
 		printf("ran %d step%s of %s\n", n, n == 1 ? "" : "s", argv[1]);
-	return ret ? ret : stop ? 1 : 0;
+	return ret ? ret : stop ? interrupted() : 0;
 }
 
 /*
@@ -685,6 +857,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "link-timeout", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct parol6 p;
@@ -735,6 +908,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return nbtool_version("parolctl");
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -747,6 +922,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cmd = argv[0];
+	progress_on = isatty(STDERR_FILENO);
 	if (!strcmp(cmd, "run"))
 		return run_program(argc, argv);
 	if (!strcmp(cmd, "attach"))
