@@ -9,7 +9,7 @@
 #
 #   make                 modules and userspace
 #   make deps            install what the build and the tests need (apt)
-#   make check           the whole test suite (stock tier, then debug tier)
+#   make check           the whole test suite (stock, debug and PREEMPT_RT tiers)
 #   make check-quick     the stock tier only
 #   make check-rt        the PREEMPT_RT tier only (every VM suite on 6.12-rt)
 #   make matrix          both modules, W=1, against every kernel packaged here
