@@ -449,7 +449,7 @@ DEBUG_VM_ENV = $(call vm_env,$(DEBUG_VM_SUITES)) $(DEBUG_VM_ENV_BASE)
 # pci=noacpi: under TCG the instrumented ACPI interpreter runs QEMU's PCI
 # interrupt routing method into its 30 s loop timeout; the BIOS table is
 # instant and gives the same routing.
-DEBUG_VM_ARGS = --name debug-vm --kernel $(DEBUG_KDIR)/bzImage --timeout 2400 \
+DEBUG_VM_ARGS = --name debug-vm --kernel $(DEBUG_KDIR)/bzImage --timeout 3600 \
 	--append "kasan_multi_shot pci=noacpi nbvm.debug=1 nbvm.timescale=$(DEBUG_TIME_SCALE) $(VM_APPEND)"
 
 .PHONY: debug-modules check-debug-vm vm-shell-debug
