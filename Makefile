@@ -9,7 +9,7 @@
 #
 #   make                 modules and userspace
 #   make deps            install what the build and the tests need (apt)
-#   make check           the whole test suite (stock tier, then debug tier)
+#   make check           the whole test suite (stock, debug and PREEMPT_RT tiers)
 #   make check-quick     the stock tier only
 #   make check-rt        the PREEMPT_RT tier only (every VM suite on 6.12-rt)
 #   make matrix          both modules, W=1, against every kernel packaged here
@@ -482,7 +482,7 @@ DEBUG_VM_ENV = $(call vm_env,$(DEBUG_VM_SUITES)) $(DEBUG_VM_ENV_BASE)
 # pci=noacpi: under TCG the instrumented ACPI interpreter runs QEMU's PCI
 # interrupt routing method into its 30 s loop timeout; the BIOS table is
 # instant and gives the same routing.
-DEBUG_VM_ARGS = --name debug-vm --kernel $(DEBUG_KDIR)/bzImage --timeout 2400 \
+DEBUG_VM_ARGS = --name debug-vm --kernel $(DEBUG_KDIR)/bzImage --timeout 3600 \
 	--append "kasan_multi_shot pci=noacpi nbvm.debug=1 nbvm.timescale=$(DEBUG_TIME_SCALE) $(VM_APPEND)"
 
 .PHONY: debug-modules check-debug-vm vm-shell-debug

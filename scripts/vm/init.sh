@@ -95,8 +95,15 @@ check() {
 
 kasan_on() { has_sym kasan_report && grep -qw kasan_multi_shot /proc/cmdline; }
 lockdep_on() { [ "$(debug_locks)" = 1 ]; }
-# Forget what boot left behind: later scans report only what the suites leak.
-kmemleak_baseline() { kmemleak_scan && echo clear >$KMEMLEAK; }
+# On, with its automatic scans (every 10 min, each as long as a manual one)
+# off: a kernel whose kmemleak is off refuses the write.
+kmemleak_on() { echo scan=off >$KMEMLEAK; }
+
+# Where each suite's time began, on the clock kmemleak's ages count back
+# from: one scan at the end of the boot blames each leaked object on the
+# suite that was running when it was allocated. (A scan of this guest takes
+# 20 to 90 s, too long to repeat after every suite.)
+WINDOWS=/tmp/debug-suite-windows
 
 debug_preflight() {
 	echo "### BEGIN debug/checkers" >&3
@@ -109,62 +116,109 @@ debug_preflight() {
 		check 4 "UBSAN is on" has_sym __ubsan_handle_shift_out_of_bounds
 		check 5 "debug objects are on" has_sym debug_object_init
 		check 6 "KUnit reports in debugfs" test -d /sys/kernel/debug/kunit
-		check 7 "kmemleak is on and scans" kmemleak_baseline
+		check 7 "kmemleak is on, its automatic scans off" kmemleak_on
 	} >&3 2>&3
 	echo "### END debug/checkers rc=0" >&3
 	lockdep_was=$(debug_locks)
+	: >$WINDOWS
 }
 
-# Where the first leaked object was allocated: its first frame in a module,
-# else its first frame outside the allocators, and the task. kmemleak names
-# frames when it is read, so a module unloaded by then shows as a bare
-# address: the first named caller after it says where it came from.
-leak_site() {
-	awk '/^unreferenced object/ { n++ }
-	n == 1 && /^ +comm "/ { split($0, c, "\""); comm = c[2] }
-	n == 1 && /^ +\[</ {
+# The leaked objects of one suite (allocated from START to the next suite's
+# start, or to the scan): their count and where the first was allocated, its
+# first frame in a module, else its first frame outside the allocators, and
+# the task. kmemleak names frames when it is read, so a module unloaded by
+# then shows as a bare address: the first named caller after it says where
+# it came from.
+# leaks_by_suite NOW: "suite count site" per suite with a leak.
+leaks_by_suite() {
+	awk -v now="$1" 'BEGIN { n = 0 }
+	FNR == NR { start[n] = $1; name[n] = $2; n++; next }
+	function flush() {
+		if (!inside || alloc < start[0]) return
+		for (i = n - 1; i > 0 && start[i] > alloc; i--) ;
+		count[name[i]]++
+		if (!(name[i] in site)) {
+			if (mod) s = mod
+			else if (raw) s = raw ", in a module unloaded since, called from " named
+			else s = named ? named : "an unknown function"
+			site[name[i]] = s " (task " comm ")"
+		}
+	}
+	/^unreferenced object/ { flush(); inside = 1; alloc = -1; comm = mod = raw = named = ""; next }
+	inside && /^ +comm "/ {
+		split($0, c, "\""); comm = c[2]
+		if (match($0, /age [0-9]+\.[0-9]+s/)) alloc = now - substr($0, RSTART + 4, RLENGTH - 5)
+	}
+	inside && /^ +\[</ {
 		sub(/^ +\[<[0-9a-f]+>\] /, "")
 		if (/^0x/) { if (!raw && !mod) raw = $0; next }
 		if (/alloc|slab|kmem_cache|kmemleak|kstrdup|kmemdup/) next
 		if (!mod && / \[[A-Za-z0-9_]+\]$/) mod = $0
 		if (!named) named = $0
 	}
-	END {
-		if (mod) site = mod
-		else if (raw) site = raw ", in a module unloaded since, called from " named
-		else site = named ? named : "an unknown function"
-		print site " (task " comm ")"
-	}' $KMEMLEAK
+	END { flush(); for (s in count) print s, count[s], site[s] }' $WINDOWS $KMEMLEAK
 }
 
-# debug_after_suite SUITE PROGRAMS: kmemleak, then lockdep.
+# After the last suite: one kmemleak scan for the whole boot, one case per
+# suite that ran.
+debug_leaks() {
+	echo "### BEGIN debug/kmemleak" >&3
+	echo "naobody-vm: RUN debug/kmemleak" >/dev/kmsg
+	{
+		t0=$(date +%s)
+		suites=$(wc -l <$WINDOWS)
+		echo "1..$suites"
+		if kmemleak_scan; then
+			now=$(cut -d' ' -f1 /proc/uptime)
+			leaks_by_suite "$now" >/tmp/debug-leaks
+			echo "# kmemleak: waited and scanned for $(($(date +%s) - t0)) s"
+			n=0
+			while read -r start suite progs; do
+				n=$((n + 1))
+				line=$(grep "^$suite " /tmp/debug-leaks)
+				if [ -z "$line" ]; then
+					echo "ok $n kmemleak: nothing leaked during suite $suite"
+				else
+					set -- $line
+					shift 2
+					sed 's/^/# /' $KMEMLEAK
+					echo "not ok $n kmemleak: $(echo "$line" | cut -d' ' -f2) object(s) leaked during suite $suite ($progs), allocated by $*"
+				fi
+			done <$WINDOWS
+		else
+			n=0
+			while read -r start suite progs; do
+				n=$((n + 1))
+				echo "not ok $n kmemleak: the scan failed after the last suite"
+			done <$WINDOWS
+		fi
+	} >&3 2>&3
+	echo "### END debug/kmemleak rc=0" >&3
+}
+
+# debug_suite_begins SUITE: its window opens.
+debug_suite_begins() {
+	echo "$(cut -d' ' -f1 /proc/uptime) $1" >>$WINDOWS.open
+}
+
+# debug_after_suite SUITE PROGRAMS: its window closes (kmemleak judges it at
+# the end); lockdep now.
 debug_after_suite() {
+	echo "$(tail -n 1 $WINDOWS.open) $2" >>$WINDOWS
 	echo "### BEGIN $1/debug-checks" >&3
 	echo "naobody-vm: RUN $1/debug-checks" >/dev/kmsg
 	{
-		echo "1..2"
-		leaks= t0=$(date +%s)
-		kmemleak_scan && leaks=$(grep -c '^unreferenced object' $KMEMLEAK)
-		echo "# kmemleak: waited and scanned for $(($(date +%s) - t0)) s"
-		case "$leaks" in
-		"") echo "not ok 1 kmemleak: scan failed after suite $1" ;;
-		0) echo "ok 1 kmemleak: nothing leaked" ;;
-		*)
-			sed 's/^/# /' $KMEMLEAK
-			echo "not ok 1 kmemleak: $leaks object(s) leaked during suite $1 ($2), allocated by $(leak_site)"
-			echo clear >$KMEMLEAK
-			;;
-		esac
+		echo "1..1"
 		now=$(debug_locks)
 		if [ "$now" = 1 ]; then
-			echo "ok 2 lockdep: still on"
+			echo "ok 1 lockdep: still on"
 		elif [ "$lockdep_was" != 1 ]; then
-			echo "ok 2 lockdep # SKIP off since an earlier suite"
+			echo "ok 1 lockdep # SKIP off since an earlier suite"
 		elif dmesg | grep -qE 'BUG:|WARNING:|UBSAN|Oops|general protection'; then
 			# That report fails the run already (scripts/vm/verdict.py).
-			echo "ok 2 lockdep # SKIP switched off during suite $1 by a kernel report; later suites run without it"
+			echo "ok 1 lockdep # SKIP switched off during suite $1 by a kernel report; later suites run without it"
 		else
-			echo "not ok 2 lockdep: switched off during suite $1 without a report"
+			echo "not ok 1 lockdep: switched off during suite $1 without a report"
 		fi
 		lockdep_was=$now
 	} >&3 2>&3
@@ -177,6 +231,7 @@ run_tests() {
 	[ "$debug" = 1 ] && debug_preflight
 	for suite in $(cat /tests/.suites); do
 		limit=$(cat "/tests/$suite/.timeout")
+		[ "$debug" = 1 ] && debug_suite_begins "$suite"
 		ran=
 		for prog in $(cat "/tests/$suite/.progs"); do
 			selected "$suite/$prog" || continue
@@ -194,6 +249,7 @@ run_tests() {
 		done
 		[ "$debug" = 1 ] && [ -n "$ran" ] && debug_after_suite "$suite" "$ran"
 	done
+	[ "$debug" = 1 ] && debug_leaks
 	echo "### DONE" >&3
 	exec 3>&-
 }

@@ -11,7 +11,8 @@
 #
 # Options:
 #   --kvm           use KVM instead of TCG (where nested KVM works)
-#   --timeout S     kill the VM after S seconds (default 1200; VM_TIMEOUT)
+#   --timeout S     kill the VM after S seconds (default 2400; VM_TIMEOUT): a
+#                   hang detector, about three times a loaded run
 #   --filter LIST   only these suites or suite/program (VM_FILTER)
 #   --kernel PATH   boot this bzImage (VM_KERNEL; MODDIR then names its modules)
 #   --append ARGS   extra kernel command line (VM_APPEND)
@@ -28,7 +29,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export srctree O KVER
 
 mode=test accel=tcg name=vm
-timeout=${VM_TIMEOUT:-1200}
+timeout=${VM_TIMEOUT:-2400}
 filter=${VM_FILTER:-}
 kernel=${VM_KERNEL:-}
 append=${VM_APPEND:-}
@@ -121,13 +122,16 @@ if [[ $mode == shell || $mode == demo ]]; then
 	exit 0
 fi
 
-# A machine that has not reached /init after VM_BOOT_TIMEOUT seconds is
+# A machine that has not reached /init after VM_BOOT_TIMEOUT seconds, or
+# whose console stayed silent for VM_BOOT_SILENCE seconds before it, is
 # killed and booted again, up to three boots: none of our code has run by
 # then. (The debug kernel hangs in about one boot in six under TCG on a
-# loaded 2-core host: idle, timer ticking, in its early RCU-tasks self test;
-# it reaches /init in 15-40 s otherwise, the stock kernel in 11 s.) A third
-# hang fails the run as any other.
-boot_timeout=${VM_BOOT_TIMEOUT:-120}
+# loaded 2-core host: idle, timer ticking, in its early RCU-tasks self test,
+# printing nothing more; it reaches /init in 15-40 s otherwise, its longest
+# silence 4.4 s at a load of 15 on 2 cores; the stock kernel in 11 s.) A
+# third hang fails the run as any other.
+boot_timeout=${VM_BOOT_TIMEOUT:-180}
+boot_silence=${VM_BOOT_SILENCE:-30}
 # The CPU the VM took (QEMU is the bulk of this shell's children), against
 # the clock: how much of a host core a boot keeps busy.
 # (times reports this shell's children only when this shell runs it, not in
@@ -144,9 +148,12 @@ for attempt in 1 2 3; do
 	start=$(date +%s)
 	timeout -k 5 "$timeout" "${qemu[@]}" -serial "file:$console" -serial "file:$results" &
 	qpid=$!
-	for ((i = 0; i < boot_timeout; i++)); do
+	for ((i = 0, quiet = 0, size = 0; i < boot_timeout && quiet < boot_silence; i++)); do
 		sleep 1
 		kill -0 $qpid 2>/dev/null && ! grep -qs 'Run /init' "$console" || exit 0
+		now=$(stat -c %s "$console" 2>/dev/null || echo 0)
+		((now == size)) && quiet=$((quiet + 1)) || quiet=0
+		size=$now
 	done >/dev/null 2>&1 && touch "$work/boot-hung" && kill $qpid &
 	wpid=$!
 	# Show progress while the VM runs: one line per program started.
@@ -156,7 +163,7 @@ for attempt in 1 2 3; do
 	wait $qpid || qrc=$?
 	wait $wpid 2>/dev/null || true
 	[[ -e $work/boot-hung ]] || break
-	echo "  VM       hung before /init for $boot_timeout s (attempt $attempt; console in ${console#"$srctree"/})"
+	echo "  VM       hung before /init (silent $boot_silence s, or $boot_timeout s in all; attempt $attempt; console in ${console#"$srctree"/})"
 	cp "$console" "$work/console-hung-$attempt.log"
 done
 took=$(($(date +%s) - start))
