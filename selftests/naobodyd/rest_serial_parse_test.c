@@ -118,7 +118,8 @@ TEST(jog_rules)
 
 	ASSERT_EQ(0, jog("{\"joint\": 1, \"speed\": -5, \"seconds\": 2}", &j, why));
 	EXPECT_EQ(0, j.joint);
-	EXPECT_EQ(-569, j.speed);
+	/* -5 deg/s is -568.9 steps/s, truncated towards zero as the commander does */
+	EXPECT_EQ(-568, j.speed);
 	EXPECT_EQ(2.0, j.seconds);
 	/* the jog limit is 80 % of the joint's maximum, as parolctl's */
 	EXPECT_EQ(parol6_max_speed[0] * 8 / 10, parol6_jog_limit(0));
