@@ -52,6 +52,10 @@ static unsigned int drop_every;
 static unsigned int requests;
 static bool verbose;
 static volatile sig_atomic_t stop;
+/* --button-on-signal: START and MODE are pressed by SIGUSR1, one each, as a
+ * person presses them when cm5ctl asks, instead of after button_ms. */
+static bool button_on_signal;
+static volatile sig_atomic_t presses;
 static uint8_t adc[3] = { 121, 3, 120 };	/* about 9.6 V */
 static uint8_t status;
 static uint8_t checksum;
@@ -60,6 +64,11 @@ static unsigned int pace_baud;	/* 0: bytes go out as fast as the pty takes them 
 /* The firmware's waits (brbrain.c): 100.16 Hz ticks. */
 #define RX_DYNAMIXEL_TIMEOUT_MS	100	/* RX_DYNAMIXEL_TIMEOUT_TICKS 10 */
 #define DYNAMIXEL_BAUD		1000000
+
+static void on_press(int sig)
+{
+	presses++;
+}
 
 static void on_signal(int sig)
 {
@@ -466,6 +475,19 @@ static void firmware(void)
 	}
 }
 
+/* Someone presses START or MODE: after button_ms, or at the next SIGUSR1. */
+static void press_button(void)
+{
+	sig_atomic_t seen = presses;
+
+	if (!button_on_signal) {
+		sleep_ms(button_ms);
+		return;
+	}
+	while (!stop && presses == seen)
+		sleep_ms(20);
+}
+
 /* The bootloader, as far as BRBrain's flashCM5() shows it. */
 static void bootloader(void)
 {
@@ -506,11 +528,11 @@ static void bootloader(void)
 				len);
 			tx((const uint8_t *)"\r\nDownload Complete\r\n-", 22);
 		} else if (sscanf(line, "up 0, %zx", &want) == 1) {
-			sleep_ms(button_ms);	/* START pressed */
+			press_button();		/* START */
 			if (want > len)
 				want = len;
 			tx(image, want);
-			sleep_ms(button_ms);	/* MODE pressed: user code */
+			press_button();		/* MODE: user code */
 			tx((const uint8_t *)"\xff", 1);
 			greeted = false;
 		}
@@ -530,6 +552,8 @@ static void usage(FILE *f)
 		"  -d, --drop-every N      ignore every Nth request (line loss)\n"
 		"  -b, --bootloader        be the bootloader instead (cm5ctl flash)\n"
 		"  -B, --button-ms MS      bootloader: START/MODE pressed after (1500)\n"
+		"  -S, --button-on-signal  bootloader: START, then MODE, pressed by a\n"
+		"                          SIGUSR1 each (a test presses when cm5ctl asks)\n"
 		"  -p, --pace BAUD         send to the host at BAUD (8N1), and give each\n"
 		"                          servo's bus transaction its time (make bench)\n"
 		"  -v, --verbose           log each packet on stderr\n"
@@ -546,6 +570,7 @@ int main(int argc, char **argv)
 		{ "drop-every", required_argument, NULL, 'd' },
 		{ "bootloader", no_argument, NULL, 'b' },
 		{ "button-ms", required_argument, NULL, 'B' },
+		{ "button-on-signal", no_argument, NULL, 'S' },
 		{ "pace", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -558,7 +583,7 @@ int main(int argc, char **argv)
 	int c, id, model;
 	char *colon;
 
-	while ((c = getopt_long(argc, argv, "s:l:f:d:bB:p:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:l:f:d:bB:Sp:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			id = atoi(optarg);
@@ -592,6 +617,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			button_ms = atoi(optarg);
+			break;
+		case 'S':
+			button_on_signal = true;
 			break;
 		case 'p':
 			pace_baud = (unsigned int)strtoul(optarg, NULL, 10);
@@ -631,6 +659,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	signal(SIGUSR1, on_press);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
