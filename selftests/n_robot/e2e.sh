@@ -242,25 +242,7 @@ check "parolctl jog: J1 moves forward, about 5 deg in 0.5 s at 10 deg/s" sh -c \
 	 awk -v a="$after" -v b='"${before:-0}"' "BEGIN { d = a - b; exit !(d > 1 && d < 20) }"'
 check "parolctl jog ends with Idle at zero speed" sh -c \
 	'sh '"$work/idle_last"' '"$work/p6.log"''
-# speed_dps FILE FROM: the fastest any joint ran, and the median and 90th
-# percentile of J1's speed while it moved, in deg/s, in the emulator's
-# telemetry from line FROM on: the way each joint went between two packets
-# over the time between them (microsteps per degree from the gear ratios).
-cat >"$work/speed_dps" <<'EOS'
-awk -v from="$2" 'NR >= from && /speed=/ {
-	split("113.7778 355.5556 321.6931 71.1111 71.1111 177.7778", k, " ")
-	split($2, a, "="); split(a[2], p, ","); split($4, b, "="); dt = b[2] / 1e6
-	if (have && dt > 0) {
-		for (j = 1; j <= 6; j++) { v = (p[j] - q[j]) / k[j] / dt; if (v < 0) v = -v; if (v > m) m = v }
-		v = (p[1] - q[1]) / k[1] / dt; if (v < 0) v = -v; if (v > 0.5) j1[n++] = v
-	}
-	for (j = 1; j <= 6; j++) q[j] = p[j]
-	have = 1
-} END {
-	for (i = 1; i < n; i++) for (x = i; x > 0 && j1[x - 1] > j1[x]; x--) { t = j1[x]; j1[x] = j1[x - 1]; j1[x - 1] = t }
-	printf "%.3f %.3f %.3f\n", m, n ? j1[int(n / 2)] : 0, n ? j1[int(n * 9 / 10)] : 0
-}' "$1"
-EOS
+# J1's speeds while it moved: speed_dps.awk, beside this script.
 # The firmware's go-to runs a joint at the average of the frame's speed and
 # the speed that closes the error in one cycle, so a move must stream its
 # profile: a final target in every frame runs at the stepper limit (440
@@ -276,7 +258,7 @@ from=$(($(wc -l <"$work/p6.tel") + 1))
 cfrom=$(($(wc -l <"$work/p6.log") + 1))
 check "parolctl move at 5 deg/s: no frame asks more, the arm runs near it (median, p90), ends within 2 steps" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -T 20 --speed 5 --accel 20 move 85 -90 180 0 0 180; rc=$?;
-	 set -- $(sh '"$work/speed_dps"' '"$work/p6.tel"' '"$from"') && echo "arm: peak $1 deg/s, median $2, p90 $3; exit $rc" &&
+	 set -- $(awk -v from='"$from"' -f '"$here/speed_dps.awk"' '"$work/p6.tel"') && echo "arm: peak $1 deg/s, median $2, p90 $3; exit $rc" &&
 	 asked=$(tail -n +'"$cfrom"' '"$work/p6.log"' | awk "/cmd=156/ { split(\$5, a, \"=\"); split(a[2], s, \",\"); v = s[1] < 0 ? -s[1] : s[1]; if (v > m) m = v } END { print m + 0 }") &&
 	 echo "frames: at most $asked steps/s on J1 (5 deg/s is 569)" &&
 	 [ "$asked" -le 570 ] && [ "$asked" -gt 500 ] &&

@@ -6,7 +6,10 @@
 #    their positions a cycle, against cm5-emu pacing bytes at 115.2 kbaud
 #    and each servo's bus transaction; the rate as a ratio to what the
 #    link's bytes alone allow, and to BRBrain's ~10 Hz for 18 servos.
-#  - PAROL6: command-to-telemetry round trip at the 10 ms cycle, p50/p99.
+#  - PAROL6: command-to-telemetry round trip at the 10 ms cycle, p50/p99;
+#    parolctl move at 5 deg/s, the arm's median and 90th percentile speed
+#    (e2e.sh checks the frames exactly; this is how the firmware's rule
+#    turns their arrival jitter into speed).
 # In the VM through the n_robot line discipline; on the host (not root, or
 # no module) through the userspace framers. Gates on nothing.
 set -u
@@ -28,7 +31,7 @@ start() {
 	pid=$!
 	for _ in $(seq 100); do [ -e "$work/tty" ] && return; sleep 0.05; done
 }
-echo "1..2"
+echo "1..3"
 echo "# link: $([ $link = yes ] && echo "n_robot line discipline" || echo "userspace framing")"
 
 baud=115200 cycles=30 servos=18
@@ -58,4 +61,18 @@ if "$rtt" "$work/tty" 500 $link >"$work/rtt"; then
 	echo "ok 2 parol6 round trip"
 else
 	echo "not ok 2 parol6 round trip"
+fi
+kill $pid 2>/dev/null; wait $pid 2>/dev/null; pid=; rm -f "$work/tty"
+
+start parol6-emu -t "$work/p6.tel" -H 20
+if parolctl -d "$work/tty" --ldisc=$link -l 1000 enable >/dev/null &&
+	parolctl -d "$work/tty" --ldisc=$link -l 1000 home >/dev/null &&
+	from=$(($(wc -l <"$work/p6.tel") + 1)) &&
+	parolctl -d "$work/tty" --ldisc=$link -l 1000 -T 20 --speed 5 --accel 20 \
+		move 85 -90 180 0 0 180 >/dev/null; then
+	set -- $(awk -v from="$from" -f "$here/speed_dps.awk" "$work/p6.tel")
+	echo "# parol6 move at 5 deg/s: the arm's median $2 deg/s, p90 $3, peak $1"
+	echo "ok 3 parol6 move speed"
+else
+	echo "not ok 3 parol6 move speed"
 fi

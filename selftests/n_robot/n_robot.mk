@@ -35,7 +35,7 @@ n_robot_ldisc_test_LDLIBS := -lpthread
 # userspace framers, in the VM through the line discipline.
 HOST_TESTS += $(srctree)/selftests/n_robot/e2e.sh
 n_robot_VM_PROGS += n_robot_e2e
-n_robot_VM_FILES := selftests/n_robot/e2e.sh
+n_robot_VM_FILES := selftests/n_robot/e2e.sh selftests/n_robot/speed_dps.awk
 n_robot_e2e_SRCS := $(srctree)/selftests/n_robot/e2e_vm.c
 
 # make bench: selftests/n_robot/bench.sh, also runnable on its own.
@@ -71,5 +71,5 @@ n_robot_rtt_bench_LDLIBS := -lm
 BENCHES += $(srctree)/selftests/n_robot/link_bench.sh
 VM_BENCH_SUITES += n_robot_bench
 n_robot_bench_VM_PROGS := n_robot_rtt_bench n_robot_link_bench
-n_robot_bench_VM_FILES := selftests/n_robot/link_bench.sh
+n_robot_bench_VM_FILES := selftests/n_robot/link_bench.sh selftests/n_robot/speed_dps.awk
 n_robot_link_bench_SRCS := $(srctree)/selftests/n_robot/link_bench_vm.c
