@@ -130,6 +130,25 @@ static int stats(int fd, struct n_robot_stats *s)
 	return ioctl(fd, N_ROBOT_IOC_GET_STATS, s);
 }
 
+/*
+ * Until the discipline has taken want bytes from the tty (the flip buffer's
+ * worker runs when the scheduler lets it: a starved guest takes its time),
+ * 10 s at most: 0, or -ETIMEDOUT.
+ */
+static int wait_raw_bytes(int fd, uint64_t want)
+{
+	struct n_robot_stats st;
+
+	for (int i = 0; i < 1000; i++) {
+		if (stats(fd, &st))
+			return -errno;
+		if (st.rx_raw_bytes >= want)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
 static int set_read_format(int fd, uint32_t count, uint8_t num)
 {
 	struct n_robot_cm5_format f;
@@ -542,7 +561,7 @@ TEST_F(pty, cm5_format_change_mid_stream)
 	ASSERT_EQ(0, set_read_format(self->slave, 1, 4));
 	n = cm5_data(s, 4, 1);
 	ASSERT_EQ(5, write(self->master, s, 5));
-	usleep(20000);
+	ASSERT_EQ(0, wait_raw_bytes(self->slave, 5));
 	/* a reply on its way keeps the length it started with */
 	ASSERT_EQ(0, set_read_format(self->slave, 2, 10));
 	ASSERT_EQ((ssize_t)n - 5, write(self->master, s + 5, n - 5));
@@ -808,7 +827,7 @@ TEST_F(pty, framing_change_resets_state)
 	ASSERT_EQ(7, write(self->master, s, 7));
 	cm5_data(s, 4, 2);
 	ASSERT_EQ(5, write(self->master, s, 5));	/* half a DATA */
-	usleep(50000);
+	ASSERT_EQ(0, wait_raw_bytes(self->slave, 12));
 	ASSERT_EQ(0, stats(self->slave, &st));
 	EXPECT_EQ(5, st.rx_pending_bytes);
 	EXPECT_EQ(1, st.rx_queued_frames);
@@ -926,6 +945,7 @@ struct feeder {
 	int slave;		/* to watch the receive queue */
 	const struct ts_stream *s;
 	int err;
+	volatile int done;	/* every byte written, or an error */
 };
 
 static void *feeder_main(void *arg)
@@ -959,6 +979,7 @@ static void *feeder_main(void *arg)
 		}
 		off += w;
 	}
+	f->done = 1;
 	return NULL;
 }
 
@@ -981,10 +1002,27 @@ static void noise_run(struct __test_metadata *_metadata, int master,
 	if (framing == N_ROBOT_FRAMING_CM5)
 		ASSERT_EQ(0, set_read_format(slave, 2, 5));
 	ASSERT_EQ(0, pthread_create(&t, NULL, feeder_main, &f));
-	for (;;) {
-		n = read_frame(slave, b, sizeof(b), 3000);
-		if (n == -ETIMEDOUT)
-			break;
+	/*
+	 * The stream ends when the feeder has written it all, the discipline
+	 * has taken every byte and no frame waits: not at a pause, which a
+	 * starved feeder can make as long as it likes.
+	 */
+	for (int idle = 0;;) {
+		n = read_frame(slave, b, sizeof(b), 100);
+		if (n == -ETIMEDOUT) {
+			if (f.err)
+				break;
+			ASSERT_EQ(0, stats(slave, &st));
+			/* twice in a row: a frame being queued as the bytes are counted */
+			if (f.done && st.rx_raw_bytes >= s.len && !st.rx_queued_frames)
+				idle++;
+			else
+				idle = 0;
+			if (idle == 2)
+				break;
+			continue;
+		}
+		idle = 0;
 		ASSERT_GT(n, 0);
 		ts_sink_add(&sink, b, n);
 	}

@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <pty.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
@@ -226,8 +228,9 @@ TEST(ldisc_number_from_the_module_parameter)
 
 /*
  * attach's hold: until a signal or a hang-up, on a pty (raw: the host has
- * no discipline; the hold is the same). The helper thread acts after a
- * pause, so the hold is already waiting when it does.
+ * no discipline; the hold is the same). The helper thread sends its signal
+ * once the process catches it (the hold has installed its handlers: before,
+ * the signal's default would end the test), and hangs up after a pause.
  */
 struct hold_peer {
 	pthread_t target;
@@ -235,11 +238,30 @@ struct hold_peer {
 	int sig;		/* or send this to target */
 };
 
+/* Whether this process catches sig now (SigCgt in /proc/self/status). */
+static bool catching(int sig)
+{
+	unsigned long long mask = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask & (1ULL << (sig - 1));
+}
+
 static void *hold_peer(void *arg)
 {
 	struct hold_peer *h = arg;
 
 	usleep(100 * 1000);
+	/* 10 s at most: a hold that never catches it fails by the signal */
+	for (int i = 0; h->sig && !catching(h->sig) && i < 1000; i++)
+		usleep(10 * 1000);
 	if (h->sig)
 		pthread_kill(h->target, h->sig);
 	else
