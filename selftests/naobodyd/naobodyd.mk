@@ -2,7 +2,7 @@
 # naobodyd and naoguard on the host, against the simulated body, with a
 # client on Debian's python3-msgpack (nbtest.py). Each prints TAP.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
-	api_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
+	api_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py peers_test.py \
 	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py \
 	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
 # The physical simulated body (--sim-model): standing, Stop, SitDown, the FSRs.
@@ -46,6 +46,12 @@ UNIT_TESTS += naobodyd_lola_pack_test
 naobodyd_lola_pack_test_SRCS := $(srctree)/selftests/naobodyd/lola_pack_test.c
 naobodyd_lola_pack_test_LIBS := nbdcodec
 naobodyd_lola_pack_test_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
+
+# The log's queue: a reader that reads nothing blocks no one; drops are counted.
+UNIT_TESTS += naobodyd_log_queue_test
+naobodyd_log_queue_test_SRCS := $(srctree)/selftests/naobodyd/log_queue_test.c \
+	$(srctree)/userspace/naobodyd/log.c
+naobodyd_log_queue_test_LDLIBS := -lpthread
 
 # The watchdog's stages on a made-up clock, and the daemon's own stalls.
 UNIT_TESTS += naobodyd_watchdog_test

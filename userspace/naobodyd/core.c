@@ -86,7 +86,7 @@ void core_release(struct daemon *d, void *who)
 {
 	if (!core_is_controller(d, who))
 		return;
-	log_info("core: the controller is gone; the watchdog watches the silence");
+	log_info_limited("core: the controller is gone; the watchdog watches the silence");
 	d->ctl = CTL_NONE;
 	d->ctl_who = NULL;
 	publish_ctl(d, NULL);
@@ -113,7 +113,7 @@ void core_heard_at(struct daemon *d, void *who, uint64_t now)
 	if (!core_is_controller(d, who))
 		return;
 	if (watchdog_heard(&d->wd, now) == WD_RELEASED) {
-		log_info("watchdog: the controller is back: released");
+		log_info_limited("watchdog: the controller is back: released");
 		EVENT(d, codec_event_watchdog(&d->events, false));
 	}
 }
@@ -123,18 +123,36 @@ void core_heard(struct daemon *d, void *who)
 	core_heard_at(d, who, mono_ns());
 }
 
+/*
+ * A Stop flood must not become a flood of datagrams: the guard's stop goes
+ * out at most once per body period, whoever calls. The first of a burst
+ * goes at once; the body's own stop (above it) is latched on every call.
+ */
+static bool guard_due(struct daemon *d, uint64_t now)
+{
+	uint64_t last = atomic_load_explicit(&d->guard_sent_ns, memory_order_relaxed);
+
+	if (last && now - last < d->body->info.period_ns) {
+		atomic_fetch_add_explicit(&d->guard_skipped, 1, memory_order_relaxed);
+		return false;
+	}
+	/* One caller of several at once wins the period. */
+	return atomic_compare_exchange_strong(&d->guard_sent_ns, &last, now ? now : 1);
+}
+
 void core_stop(struct daemon *d, const char *who)
 {
 	static const char packet[] = "NAOBODY STOP naobodyd";
 	int err = d->body->ops->stop(d->body, NAOBODY_STOP_API);
 
 	if (err)
-		log_err("stop: from %s: the body's stop failed: %s", who, strerror(-err));
+		log_err_limited("stop: from %s: the body's stop failed: %s", who, strerror(-err));
 	else
-		log_warn("stop: from %s: death switch latched", who);
+		log_warn_limited("stop: from %s: death switch latched", who);
 	/* The guard's UDP stop too, in case the body's path is stuck. */
-	if (d->guard_fd >= 0 && send(d->guard_fd, packet, sizeof(packet) - 1, MSG_DONTWAIT) < 0)
-		log_warn("stop: UDP stop to naoguard: %s", strerror(errno));
+	if (d->guard_fd >= 0 && guard_due(d, mono_ns()) &&
+	    send(d->guard_fd, packet, sizeof(packet) - 1, MSG_DONTWAIT) < 0)
+		log_warn_limited("stop: UDP stop to naoguard: %s", strerror(errno));
 }
 
 /* One robot API command, from the hand-over. */
@@ -201,8 +219,8 @@ static void rest_release(struct daemon *d, const struct rest_cmd *c, uint64_t se
 		handoff_release_api(&d->handoff, (uint64_t)(uintptr_t)who);
 	else if (d->lola)
 		lola_drop(d->lola, who, "released as the controller by the REST API");
-	log_warn("core: the REST API released %s from the controller role; the watchdog "
-		 "watches the silence", ctl_name[old]);
+	log_warn_limited("core: the REST API released %s from the controller role; the "
+			 "watchdog watches the silence", ctl_name[old]);
 	publish_ctl(d, NULL);
 	rest_cmd_answer(&d->rest_box, seq, RC_DONE);
 }
@@ -252,7 +270,7 @@ static void watchdog_step(struct daemon *d, uint64_t now)
 
 	if (c == WD_NONE)
 		return;
-	log_warn("watchdog: the controller has been quiet for %s: %s",
+	log_warn_limited("watchdog: the controller has been quiet for %s: %s",
 		 c == WD_STAND ? "0.5 s" : "3 s",
 		 c == WD_STAND ? "standing still" : "sitting down, then limp");
 	motion_watchdog(d->motion, c == WD_STAND ? 1 : 2, now);

@@ -685,20 +685,16 @@ static struct body *open_body(const struct config *cfg, struct loop *loop)
 	return body_real_create(cfg);
 }
 
-int main(int argc, char **argv)
+static int serve(struct config *cfgp)
 {
 	static struct daemon d;
-	struct config cfg = { 0 };
+	struct config cfg = *cfgp;
 	struct sigaction sa = { .sa_handler = on_signal };
-	char guard[256];
 	pthread_t body_tid;
 	struct rest *rest = NULL;
 	pthread_attr_t attr;
-	int err, rc = parse_options(argc, argv, &cfg, guard, sizeof(guard));
+	int err, rc = 1;
 
-	if (rc >= 0)
-		return rc;
-	rc = 1;
 	d.cfg = &cfg;
 	d.guard_fd = -1;
 	sigaction(SIGINT, &sa, NULL);
@@ -718,6 +714,11 @@ int main(int argc, char **argv)
 		goto err_loop;
 	}
 	leave_real_time(&cfg);
+	/* From here on no thread writes stderr itself (log.h); not real-time. */
+	err = log_start();
+	if (err)
+		log_warn("cannot start the logging thread (%s): log lines are written at once",
+			 strerror(-err));
 	lock_memory(cfg.priority);
 	d.loop.housekeeping = body_housekeeping;
 	d.loop.ctx = &d;
@@ -814,5 +815,18 @@ err_loop:
 	loop_uninit(&d.net_loop);
 	loop_uninit(&d.loop);
 	buf_free(&d.events);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg = { 0 };
+	char guard[256];
+	int rc = parse_options(argc, argv, &cfg, guard, sizeof(guard));
+
+	if (rc >= 0)
+		return rc;
+	rc = serve(&cfg);
+	log_stop();
 	return rc;
 }

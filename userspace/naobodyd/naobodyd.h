@@ -18,6 +18,7 @@
 #ifndef NAOBODYD_H
 #define NAOBODYD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -102,6 +103,8 @@ struct daemon {
 	struct head_audio *audio;	/* its own threads and locks; NULL: none */
 	struct rest_mailbox rest_box;	/* the REST API's LED orders (rest_cmd.h) */
 	int guard_fd;			/* UDP to naoguard, or -1 */
+	_Atomic uint64_t guard_sent_ns;	/* the last UDP stop (core_stop()); 0: none */
+	_Atomic uint64_t guard_skipped;	/* stops within a period of the last one sent */
 
 	/*
 	 * The controller: at most one, over either socket. For a LoLA client

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""naobodyd against hostile local peers (Documentation/naobodyd.rst, "Peers
+and the body loop"): no peer can stall the body loop through the log, flood
+the log or naoguard, starve a LoLA client, or lock the socket's slots.
+
+Every check counts (lines, datagrams, packets, bytes) or waits for an event
+with a bound only a hang reaches: nothing here depends on the machine's
+speed. The timing figures are make bench's (peers_bench.py).
+"""
+
+import fcntl
+import os
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from api_test import ready  # noqa: E402
+from nbtest import (LOLA_PACKET, WAIT, Client, Daemon, Lola, Tap,  # noqa: E402
+                    check, note, wait_for)
+
+tap = Tap()
+
+F_SETPIPE_SZ = 1031
+
+
+def cycle_writes(d):
+    """The simulated body's writes so far (the body loop's cycles)."""
+    fields = dict(kv.split("=", 1) for kv in d.control("cycle").split()[1:])
+    return int(fields["writes"])
+
+
+@tap.test
+def log_reader_stalled():
+    """Log: a log reader that reads nothing stalls neither the body loop nor the robot API"""
+    # stderr is a pipe of one page that this test does not read.
+    r, w = os.pipe()
+    fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
+    tmp = Daemon(log_fd=w)
+    os.close(w)
+    proc = tmp.proc
+    try:
+        writes0 = cycle_writes(tmp)
+        # Lines of many kinds, far more than the pipe holds: LoLA clients and
+        # robot API clients coming and going, Powers.
+        for i in range(60):
+            lola = Lola(tmp)
+            lola.read()
+            lola.send({"Stiffness": [0.0] * 25})
+            lola.close()
+            c = Client(tmp)
+            c.hello(f"flood{i}")
+            c.send({"Power": "Rest"})
+            c.close()
+        # The body loop goes on: hundreds of cycles while nobody reads the log.
+        wait_for(lambda: cycle_writes(tmp) >= writes0 + 300, 30,
+                 "the body loop's cycles while the log is not read")
+        c = ready(tmp)
+        c.state()
+        c.close()
+        note(f"{cycle_writes(tmp) - writes0} cycles while the log was not read")
+    finally:
+        proc.terminate()
+        # Reading again lets it go; it ends with everything queued written.
+        out = b""
+        os.set_blocking(r, False)
+        end = time.monotonic() + 20
+        while proc.poll() is None and time.monotonic() < end:
+            try:
+                out += os.read(r, 65536)
+            except BlockingIOError:
+                time.sleep(0.01)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(r)
+        tmp.__exit__(None, None, None)
+    check(b"naobodyd: stopping" in out, "the log's last line")
+
+
+@tap.test
+def rate_limited_lines():
+    """Log: lines a peer causes at will are rate-limited per kind, and a later line says how many were not"""
+    with Daemon() as d:
+        c = ready(d)
+        for _ in range(200):
+            c.send({"Power": "Rest"})
+        # Read in order: once this one's line is out, every Power was handled.
+        c.send({"Volume": {"percent": 300}})
+        wait_for(lambda: "Volume.percent: 300" in d.log(), WAIT, "the Powers handled")
+        for i in range(60):
+            other = Client(d)
+            other.hello(f"churn{i}")
+            other.close()
+        c = ready(d, "last")
+        c.state()
+        log = d.log()
+        powers = log.count("): Power Rest")
+        hellos = log.count("said hello: it is the controller")
+        check(0 < powers <= 20, f"{powers} Power lines for 200 Powers")
+        check(0 < hellos <= 20, f"{hellos} Hello lines for 62 Hellos")
+        # The window (10 s) ends: the next Power says how many were not logged.
+        time.sleep(10.5)
+        c.send({"Power": "Rest"})
+        wait_for(lambda: "like: api: client %s (%s): Power %s" in d.log(), WAIT,
+                 "the suppressed line")
+        line = [ln for ln in d.log().splitlines() if "Power %s" in ln][0]
+        n = int(line.split("suppressed ")[1].split()[0])
+        check(n == 200 - powers, f"{line} ({powers} logged of 200)")
+
+
+@tap.test
+def stop_flood_one_udp_per_cycle():
+    """Stop: a flood of Stops latches the body but sends naoguard at most one UDP stop per cycle"""
+    guard = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    guard.bind(("127.0.0.1", 0))
+    guard.settimeout(0.5)
+    with Daemon(guard=guard.getsockname()[1]) as d:
+        c = ready(d)
+        t0 = time.monotonic()
+        c.send_raw(b"".join([b"\x00\x00\x00\x05\xa4Stop"] * 600))
+        wait_for(d.body.stopped, WAIT, "the body's stop")
+        got = 0
+        try:
+            while True:
+                check(guard.recv(512).startswith(b"NAOBODY STOP"), "not a stop")
+                got += 1
+        except socket.timeout:
+            pass
+        elapsed = time.monotonic() - t0
+        # At most one per 12 ms period since the first: counted, not timed.
+        most = int(elapsed / 0.012) + 1
+        check(1 <= got <= most, f"{got} UDP stops for 600 Stops in {elapsed:.2f} s "
+              f"(at most {most})")
+        note(f"{got} UDP stops for 600 Stops in {elapsed:.2f} s")
+    guard.close()
+
+
+if __name__ == "__main__":
+    tap.run()
