@@ -252,7 +252,7 @@ class Daemon:
                 self._log_sync()
             except (OSError, TestFailure, ValueError, KeyError):
                 pass  # a daemon stopping or not up yet: its file as it is
-        with open(self.log_path) as f:
+        with open(self.log_path, errors="backslashreplace") as f:
             return f.read()
 
     def _log_counts(self):

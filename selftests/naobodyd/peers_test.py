@@ -12,6 +12,8 @@ speed. The timing figures are make bench's (peers_bench.py).
 import fcntl
 import os
 import socket
+import struct
+import termios
 import sys
 import time
 
@@ -135,6 +137,87 @@ def stop_flood_one_udp_per_cycle():
               f"(at most {most})")
         note(f"{got} UDP stops for 600 Stops in {elapsed:.2f} s")
     guard.close()
+
+
+# ---- LoLA's slots --------------------------------------------------------------------
+
+def closed_within(lola, timeout=WAIT):
+    """The socket reaches EOF (after what was queued) within timeout."""
+    end = time.monotonic() + timeout
+    try:
+        while time.monotonic() < end:
+            lola.sock.settimeout(max(0.01, end - time.monotonic()))
+            if not lola.sock.recv(65536):
+                return True
+    except socket.timeout:
+        return False
+    except ConnectionError:
+        return True
+    return False
+
+
+def queued(lola):
+    """Bytes waiting in the client's socket, unread."""
+    return struct.unpack("i", fcntl.ioctl(lola.sock, termios.FIONREAD, b"\0" * 4))[0]
+
+
+@tap.test
+def lola_new_readers_get_in():
+    """LoLA: with every slot taken, a new reader gets in: the reader that read least recently goes, never the controller"""
+    with Daemon() as d:
+        ctl = Lola(d)
+        ctl.read()
+        ctl.send({"Stiffness": [0.0] * 25})
+        wait_for(lambda: "it is the controller" in d.log(), WAIT, "the controller")
+        idle = []
+        for _ in range(15):  # every other slot: readers that read nothing
+            idle.append(Lola(d))
+            idle[-1].read()
+        new = []
+        for i in range(10):
+            new.append(Lola(d))
+            new[-1].read()  # it gets in: its packets come
+            # The oldest idle readers went first, one per newcomer at least.
+            for k in range(i + 1):
+                check(closed_within(idle[k]), f"idle reader {k} still open after "
+                      f"{i + 1} new readers")
+        ctl.send({"Stiffness": [0.0] * 25})
+        ctl.read()
+        check(not closed_within(ctl, 0.2), "the controller was evicted")
+        check("evicted for a new client" in d.log(), "no eviction in the log")
+
+
+@tap.test
+def lola_backlog_two_packets():
+    """LoLA: a reader that stops reading has about two packets waiting, fresh ones, not a second's worth"""
+    with Daemon() as d:
+        r = Lola(d)
+        r.read()
+        w0 = cycle_writes(d)
+        wait_for(lambda: cycle_writes(d) >= w0 + 100, 30, "100 cycles")
+        waiting = queued(r)
+        check(waiting <= 3 * LOLA_PACKET, f"{waiting} bytes ({waiting / LOLA_PACKET:.1f} "
+              "packets) wait for a reader that read nothing for 100 cycles")
+        note(f"{waiting / LOLA_PACKET:.1f} packets waiting after 100 cycles")
+        # It reads again: whole packets, and it stays.
+        for _ in range(10):
+            r.read()
+
+
+@tap.test
+def lola_idle_reader_goes():
+    """LoLA: a reader that reads nothing for 250 cycles goes; the controller, read or not, stays"""
+    with Daemon() as d:
+        ctl = Lola(d)
+        ctl.read()
+        ctl.send({"Stiffness": [0.0] * 25})
+        r = Lola(d)
+        r.read()
+        w0 = cycle_writes(d)
+        wait_for(lambda: cycle_writes(d) >= w0 + 300, 30, "300 cycles")
+        check(closed_within(r), "an idle reader stayed for 300 cycles")
+        check(not closed_within(ctl, 0.2), "the controller went")
+        check("read nothing for 250 cycles" in d.log(), "no line")
 
 
 if __name__ == "__main__":

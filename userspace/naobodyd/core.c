@@ -32,9 +32,9 @@ static const char *const ctl_name[] = {
 	[CTL_NONE] = "nobody", [CTL_API] = "a robot API client", [CTL_LOLA] = "a LoLA client",
 };
 
-bool core_is_controller(const struct daemon *d, const void *who)
+bool core_is_controller(const struct daemon *d, enum ctl_kind kind, const void *who)
 {
-	return d->ctl != CTL_NONE && d->ctl_who == who;
+	return d->ctl != CTL_NONE && d->ctl == kind && d->ctl_who == who;
 }
 
 void *core_api_who(uint64_t session)
@@ -62,7 +62,7 @@ void core_claim(struct daemon *d, enum ctl_kind kind, void *who)
 	enum ctl_kind old = d->ctl;
 	void *old_who = d->ctl_who;
 
-	if (old != CTL_NONE && old_who != who) {
+	if (old != CTL_NONE && (old != kind || old_who != who)) {
 		char why[96];
 
 		snprintf(why, sizeof(why), "replaced as the controller by %s", ctl_name[kind]);
@@ -82,9 +82,9 @@ void core_claim(struct daemon *d, enum ctl_kind kind, void *who)
 		publish_ctl(d, NULL);
 }
 
-void core_release(struct daemon *d, void *who)
+void core_release(struct daemon *d, enum ctl_kind kind, void *who)
 {
-	if (!core_is_controller(d, who))
+	if (!core_is_controller(d, kind, who))
 		return;
 	log_info_limited("core: the controller is gone; the watchdog watches the silence");
 	d->ctl = CTL_NONE;
@@ -108,19 +108,14 @@ static void send_event(struct daemon *d, size_t before, int rc)
 		send_event((d), before_, (call)); \
 	} while (0)
 
-void core_heard_at(struct daemon *d, void *who, uint64_t now)
+void core_heard_at(struct daemon *d, enum ctl_kind kind, void *who, uint64_t now)
 {
-	if (!core_is_controller(d, who))
+	if (!core_is_controller(d, kind, who))
 		return;
 	if (watchdog_heard(&d->wd, now) == WD_RELEASED) {
 		log_info_limited("watchdog: the controller is back: released");
 		EVENT(d, codec_event_watchdog(&d->events, false));
 	}
-}
-
-void core_heard(struct daemon *d, void *who)
-{
-	core_heard_at(d, who, mono_ns());
 }
 
 /*
@@ -162,21 +157,21 @@ static void command(struct daemon *d, const struct body_cmd *c)
 
 	switch (c->kind) {
 	case BC_CLAIM:
-		if (!core_is_controller(d, who)) {
+		if (!core_is_controller(d, CTL_API, who)) {
 			core_claim(d, CTL_API, who);
 			publish_ctl(d, c->peer);
 		}
 		break;
 	case BC_RELEASE:
-		core_release(d, who);
+		core_release(d, CTL_API, who);
 		return;
 	default:
 		break;
 	}
 	/* A command from a client that lost the body meanwhile is dropped. */
-	if (!core_is_controller(d, who))
+	if (!core_is_controller(d, CTL_API, who))
 		return;
-	core_heard_at(d, who, c->time_ns);
+	core_heard_at(d, CTL_API, who, c->time_ns);
 	switch (c->kind) {
 	case BC_POWER:
 		motion_power(d->motion, c->power, mono_ns());
@@ -330,6 +325,8 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	d->frame = *f;
 	d->have_frame = true;
 	core_commands(d);
+	if (d->lola)
+		lola_commands(d->lola);
 	/* Before deciding who drives: the watchdog may take over this cycle. */
 	watchdog_step(d, now);
 	/* Without the gate, the motion layer drives: limp. */

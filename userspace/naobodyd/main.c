@@ -565,11 +565,11 @@ static void shutdown_step(struct daemon *d)
 	if (!deadline) {
 		deadline = now + SHUTDOWN_NS;
 		log_info("stopping: letting the clients go");
-		lola_destroy(d->lola);
-		d->lola = NULL;
+		/* Its thread closes them; main ends it after the body thread. */
+		lola_stop(d->lola);
 		/* The robot API's clients are the network thread's: gone too. */
 		if (d->ctl == CTL_API)
-			core_release(d, d->ctl_who);
+			core_release(d, CTL_API, d->ctl_who);
 		if (d->status.primary != PRIMARY_UNSTIFF) {
 			log_info("stopping: sitting down and going limp first (signal again to stop at once)");
 			/* A LoLA client's last command is adopted by the next cycle. */

@@ -5,15 +5,21 @@
  *
  * Two threads (Documentation/naobodyd.rst, "Threads"):
  *   - the body thread (SCHED_FIFO with --priority) owns the body, the
- *     controller, the watchdog, the motion layer, the LEDs and the LoLA
- *     socket, on its own loop (d->loop). The body's fd drives the cycle:
- *     each new body state drains the robot API's commands, runs the
+ *     controller, the watchdog, the motion layer and the LEDs, on its own
+ *     loop (d->loop). The body's fd drives the cycle: each new body state
+ *     drains the robot API's commands and the newest LoLA command, runs the
  *     watchdog, the motion layer and the LEDs, writes the actuators, sends
- *     the LoLA packets and hands the state to the network thread;
+ *     the LoLA packets (non-blocking) and hands the state to the network
+ *     thread;
+ *   - the LoLA thread (normal priority; lola.h) owns the LoLA socket's
+ *     clients: it reads and validates their maps within a budget and
+ *     hands the newest command over;
+ *   - the logging thread (log.h) writes every thread's log lines;
  *   - the network thread (normal priority) owns the robot API's sockets
  *     (d->net_loop): framing, decoding, sessions, State and events out.
- * They share only d->handoff (handoff.h) and what is set before the body
- * thread starts and never changes (cfg, body->info).
+ * They share only d->handoff (handoff.h), the LoLA slots (lola_slots.h)
+ * and what is set before the body thread starts and never changes (cfg,
+ * body->info).
  */
 #ifndef NAOBODYD_H
 #define NAOBODYD_H
@@ -108,7 +114,7 @@ struct daemon {
 
 	/*
 	 * The controller: at most one, over either socket. For a LoLA client
-	 * ctl_who is its struct lola_client; for a robot API client its
+	 * ctl_who is its id, as lola_who() makes it; for a robot API client its
 	 * session id, as core_api_who() makes it (the body thread never sees
 	 * the network thread's sessions).
 	 */
@@ -129,15 +135,15 @@ struct daemon {
 };
 
 /*
- * The controller (body thread). A new one replaces the previous, which is
- * disconnected; core_release() when a client goes; core_heard() feeds the
- * watchdog (core_heard_at() with the time the client was heard).
+ * The controller (body thread): a kind and a "who" (core_api_who(),
+ * lola_who()). A new one replaces the previous, which is disconnected;
+ * core_release() when a client goes; core_heard_at() feeds the watchdog
+ * with the time the client was heard.
  */
 void core_claim(struct daemon *d, enum ctl_kind kind, void *who);
-void core_release(struct daemon *d, void *who);
-void core_heard(struct daemon *d, void *who);
-void core_heard_at(struct daemon *d, void *who, uint64_t now);
-bool core_is_controller(const struct daemon *d, const void *who);
+void core_release(struct daemon *d, enum ctl_kind kind, void *who);
+void core_heard_at(struct daemon *d, enum ctl_kind kind, void *who, uint64_t now);
+bool core_is_controller(const struct daemon *d, enum ctl_kind kind, const void *who);
 /* A robot API session's id as the controller's "who". */
 void *core_api_who(uint64_t session);
 /* The robot API's commands waiting in the hand-over (each cycle). */
