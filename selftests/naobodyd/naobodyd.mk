@@ -3,7 +3,7 @@
 # client on Debian's python3-msgpack (nbtest.py). Each prints TAP.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
 	api_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py peers_test.py \
-	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py \
+	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py rest_peers_test.py \
 	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
 # The physical simulated body (--sim-model): standing, Stop, SitDown, the FSRs.
 HOST_TESTS += $(srctree)/selftests/naobodyd/physics_test.py
@@ -52,6 +52,12 @@ UNIT_TESTS += naobodyd_log_queue_test
 naobodyd_log_queue_test_SRCS := $(srctree)/selftests/naobodyd/log_queue_test.c \
 	$(srctree)/userspace/naobodyd/log.c
 naobodyd_log_queue_test_LDLIBS := -lpthread
+
+# The REST API's limit on wrong tokens: per source (an IPv6 /64), and for all.
+UNIT_TESTS += naobodyd_rest_limit_test
+naobodyd_rest_limit_test_SRCS := $(srctree)/selftests/naobodyd/rest_limit_test.c \
+	$(srctree)/userspace/naobodyd/rest_limit.c
+naobodyd_rest_limit_test_LDLIBS := -lpthread
 
 # The watchdog's stages on a made-up clock, and the daemon's own stalls.
 UNIT_TESTS += naobodyd_watchdog_test

@@ -268,6 +268,23 @@ bool localnet_allows(struct localnet *ln, const struct sockaddr *peer)
 	return ok;
 }
 
+bool localnet_own(struct localnet *ln, int family, const void *addr)
+{
+	const uint8_t *a = addr;
+	size_t len = family == AF_INET ? 4 : 16;
+	bool own = false;
+
+	if (family == AF_INET && a[0] == 127)
+		return true;
+	if (family == AF_INET6 && IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)addr))
+		return true;
+	pthread_mutex_lock(&ln->lock);
+	for (unsigned int i = 0; i < ln->n && !own; i++)
+		own = ln->p[i].family == family && !memcmp(ln->p[i].addr, a, len);
+	pthread_mutex_unlock(&ln->lock);
+	return own;
+}
+
 unsigned int localnet_count(struct localnet *ln)
 {
 	unsigned int n;
