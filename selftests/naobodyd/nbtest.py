@@ -216,6 +216,12 @@ class Daemon:
         args += ["--guard", f"127.0.0.1:{guard}"] if guard else ["--no-guard"]
         args += ["--rest-port", str(self.rest_port), "--state-dir", self.state_dir] \
             if rest else ["--no-rest"]
+        # Started as root, naobodyd becomes an unprivileged user (privileges.h);
+        # the test rigs' devices, ptys and private directories are root's, so
+        # the tests keep root unless they say otherwise (peers_test.py
+        # privilege_drop tests the change itself).
+        if os.geteuid() == 0 and "--user" not in extra:
+            args += ["--user", "root"]
         args += list(extra)
         self.args = (wrapper or []) + args
         self.log_file = open(self.log_path, "w")

@@ -220,5 +220,61 @@ def lola_idle_reader_goes():
         check("read nothing for 250 cycles" in d.log(), "no line")
 
 
+# ---- privileges ----------------------------------------------------------------------
+
+def task_status(pid):
+    """Each thread's /proc status, as {name: {field: value}}."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            fields = dict(ln.split(":", 1) for ln in f.read().splitlines() if ":" in ln)
+        out[f"{fields['Name'].strip()}/{tid}"] = {k: v.split() for k, v in fields.items()}
+    return out
+
+
+@tap.test
+def privilege_drop():
+    """Privileges: started as root it becomes --user with no capabilities, real time kept; an unknown user is refused"""
+    if os.geteuid() != 0:
+        note("not root: nothing to drop; only the refusal checked")
+    else:
+        with Daemon("--user", "nobody", "--priority", "20") as d:
+            c = ready(d)
+            c.state()
+            lola = Lola(d)
+            lola.read()
+            wait_for(lambda: "now user nobody" in d.log(), WAIT, "the line saying so")
+            for name, st in task_status(d.proc.pid).items():
+                check(st["Uid"] == ["65534"] * 4 and st["Gid"][0] != "0",
+                      f"{name}: Uid {st['Uid']} Gid {st['Gid']}")
+                check("0" not in st["Groups"], f"{name}: groups {st['Groups']}")
+                for cap in ("CapInh", "CapPrm", "CapEff", "CapAmb"):
+                    check(int(st[cap][0], 16) == 0, f"{name}: {cap} {st[cap]}")
+                if name == f"naobodyd/{d.proc.pid}":  # the main thread's (it is per thread)
+                    check(st["NoNewPrivs"] == ["1"], f"{name}: NoNewPrivs {st['NoNewPrivs']}")
+            with open(f"/proc/{d.proc.pid}/limits") as f:
+                rt = [ln.split()[3:5] for ln in f if ln.startswith("Max realtime priority")]
+            # Raised, or (a container's root without CAP_SYS_RESOURCE) said so.
+            check(rt[0][0] in ("20", "unlimited") or "cannot raise RLIMIT_RTPRIO" in d.log(),
+                  f"RLIMIT_RTPRIO {rt}")
+            policies = []
+            for tid in os.listdir(f"/proc/{d.proc.pid}/task"):
+                with open(f"/proc/{d.proc.pid}/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{d.proc.pid}/task/{tid}/comm") as f:
+                    policies.append((f.read().strip(), int(fields[38])))
+            body = [p for n, p in policies if n == "naobodyd-body"]
+            check(body == [1] or "cannot get SCHED_FIFO" in d.log(),
+                  f"the body thread's policy after the change: {policies}")
+            # Still served, the body loop still real-time where it may be.
+            c.state()
+            lola.read()
+            c.close()
+    with Daemon("--user", "no-such-user-naobodyd", wait=False) as d:
+        wait_for(lambda: d.proc.poll() is not None, 10, "naobodyd to refuse")
+        check(d.proc.returncode == 1 and "--user no-such-user-naobodyd" in d.log(),
+              f"exit {d.proc.returncode}: {d.log()[-300:]}")
+
+
 if __name__ == "__main__":
     tap.run()

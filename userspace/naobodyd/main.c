@@ -27,6 +27,7 @@
 #include "log.h"
 #include "lola.h"
 #include "naobodyd.h"
+#include "privileges.h"
 #include "rest.h"
 #include "rest_serial.h"
 
@@ -138,6 +139,9 @@ static void usage(FILE *f)
 "\n"
 "  -r, --priority N         run SCHED_FIFO at N (1..99) with memory locked, as\n"
 "                           LoLA does at 20; 0: normal scheduling (default)\n"
+"  -u, --user USER          started as root: become USER once the devices and\n"
+"                           sockets are open, with no capabilities (default\n"
+"                           " NAOBODYD_DEFAULT_USER "; root: stay root, warned)\n"
 "  -v, --verbose            log more (debug lines)\n"
 "  -q, --quiet              log warnings and errors only\n"
 "  -h, --help               show this help\n"
@@ -217,6 +221,7 @@ static const struct option options[] = {
 	{ "serial", required_argument, NULL, OPT_SERIAL },
 	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "priority", required_argument, NULL, 'r' },
+	{ "user", required_argument, NULL, 'u' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -234,6 +239,7 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	int c;
 
 	cfg->port = API_DEFAULT_PORT;
+	cfg->user = NAOBODYD_DEFAULT_USER;
 	cfg->lola_path = LOLA_DEFAULT_PATH;
 	cfg->lola_mode = 0666;
 	cfg->device = DEVICE_DEFAULT_PATH;
@@ -252,7 +258,7 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	cfg->cameras.fps = CAMERA_DEFAULT_FPS;
 	cfg->cameras.quality = 80;
 
-	while ((c = getopt_long(argc, argv, "d:sp:b:l:g:r:vqhV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:sp:b:l:g:r:u:vqhV", options, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -446,6 +452,11 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 			cfg->priority = (int)p;
 			break;
 		}
+		case 'u':
+			if (!*optarg)
+				return bad("--user", "a user name", optarg);
+			cfg->user = optarg;
+			break;
 		case 'v':
 			log_level = LOG_LVL_DEBUG;
 			break;
@@ -779,6 +790,13 @@ static int serve(struct config *cfgp)
 			d.api = NULL;
 		}
 	}
+	/* Everything that needs root is open: the peers are served without it. */
+	if (d.api && privileges_drop(cfg.user, cfg.priority)) {
+		rest_destroy(rest);
+		rest = NULL;
+		api_destroy(d.api);
+		d.api = NULL;
+	}
 	if (d.api) {
 		sd_notify(0, "READY=1");	/* naobodyd.service is Type=notify */
 		rc = loop_run(&d.net_loop, &quit) ? 1 : 0;
@@ -826,6 +844,8 @@ int main(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	if (privileges_check(cfg.user))
+		return 1;
 	rc = serve(&cfg);
 	log_stop();
 	return rc;

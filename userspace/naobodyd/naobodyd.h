@@ -75,6 +75,7 @@ struct config {
 	const char *head_bus;		/* the head's i2c-dev file, or NULL: none */
 	bool echo_cancellation;
 	int priority;			/* SCHED_FIFO, or 0 */
+	const char *user;		/* started as root: who it becomes (privileges.h) */
 	bool rest;			/* the REST API (rest.h) */
 	uint16_t rest_port;
 	const char *rest_bind;		/* NULL: every interface */
