@@ -13,6 +13,9 @@ HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py st
 BENCHES += $(srctree)/selftests/naobodyd/naobodyd_bench.py
 # The REST API: wrk on GET /state, SSE clients' CPU, the body loop under HTTP.
 BENCHES += $(srctree)/selftests/naobodyd/rest_bench.py
+# The body loop against hostile local peers, side by side, and the LoLA
+# path's command-to-body latency in cycles.
+BENCHES += $(srctree)/selftests/naobodyd/peers_bench.py
 
 # libFuzzer: the structural check, the robot API decoder and the LoLA
 # actuator parser; seeds written by make_corpus.py.

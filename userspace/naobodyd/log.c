@@ -25,6 +25,8 @@
 #include "clock.h"
 #include "log.h"
 
+#define LOG_THREAD_STACK	(64 * 1024)	/* it only writes */
+
 enum log_level log_level = LOG_LVL_INFO;
 
 static const char *const level_name[] = {
@@ -188,6 +190,7 @@ static void *log_thread(void *arg)
 
 int log_start(void)
 {
+	pthread_attr_t attr;
 	int err;
 
 	if (atomic_load(&q.running))
@@ -201,7 +204,11 @@ int log_start(void)
 	q.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (q.wake_fd < 0)
 		return -errno;
-	err = pthread_create(&q.thread, NULL, log_thread, NULL);
+	/* A small stack: with --priority every page of it is locked in. */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, LOG_THREAD_STACK);
+	err = pthread_create(&q.thread, &attr, log_thread, NULL);
+	pthread_attr_destroy(&attr);
 	if (err) {
 		close(q.wake_fd);
 		q.wake_fd = -1;

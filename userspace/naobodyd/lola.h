@@ -41,6 +41,15 @@
 #define LOLA_MSGS_PER_WAKE	16
 #define LOLA_BYTES_PER_WAKE	(64 * 1024)
 #define LOLA_NS_PER_WAKE	(2ULL * 1000000ULL)
+/*
+ * With --priority the LoLA thread is real-time too, one below the body
+ * thread, so a map reaches the next cycle on a busy machine; its CPU is
+ * capped at LOLA_BUSY_NS per LOLA_PACE_NS (a quarter of each 12 ms), so a
+ * flood cannot take a core from the normal-priority threads.
+ */
+#define LOLA_PACE_NS		(12ULL * 1000000ULL)
+#define LOLA_BUSY_NS		(3ULL * 1000000ULL)
+#define LOLA_THREAD_STACK	(256 * 1024)	/* locked in with --priority */
 
 /* RobotConfig's placeholders for what is not known (provisional). */
 #define LOLA_VERSION_LEN	5

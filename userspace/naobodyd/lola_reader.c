@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the LoLA thread (see lola.h, lola_slots.h). Normal priority,
- * its own event loop. It accepts LoLA clients, reads them, checks and
+ * naobodyd: the LoLA thread (see lola.h, lola_slots.h). With --priority
+ * it is real-time one below the body thread, its CPU capped per window
+ * (lola_pace()); its own event loop. It accepts LoLA clients, reads them, checks and
  * applies their actuator maps, and hands the newest validated command to
  * the body thread; it evicts and closes clients. A client is read within a
  * budget per wake-up (LOLA_MSGS_PER_WAKE maps, LOLA_BYTES_PER_WAKE bytes,
@@ -17,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -198,10 +200,18 @@ static void client_read(struct lola_client *c)
 	}
 }
 
+/* The first event of a batch starts its time (lola_pace()). */
+static void batch_begins(struct lola *l)
+{
+	if (!l->batch_start)
+		l->batch_start = mono_ns();
+}
+
 static void client_event(struct loop_watch *w, uint32_t events)
 {
 	struct lola_client *c = container_of(w, struct lola_client, w);
 
+	batch_begins(c->lola);
 	if (events & EPOLLERR) {
 		client_close(c, "socket error");
 		return;
@@ -254,6 +264,7 @@ static void lola_accept(struct loop_watch *w, uint32_t events)
 {
 	struct lola *l = container_of(w, struct lola, listen_w);
 
+	batch_begins(l);
 	/* A few per wake-up, so the clients' reads come in between. */
 	for (int n = 0; n < LOLA_MAX_CLIENTS; n++) {
 		int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -312,6 +323,7 @@ static void lola_wake(struct loop_watch *w, uint32_t events)
 	struct lola *l = container_of(w, struct lola, wake_w);
 	uint64_t v;
 
+	batch_begins(l);
 	if (read(w->fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
 	close_let_go(l);
@@ -326,14 +338,55 @@ static void lola_housekeeping(void *ctx)
 	close_let_go(ctx);
 }
 
+/*
+ * After each batch: the time it took counts against this window's cap;
+ * past the cap the thread sleeps to the window's end, and what waits is
+ * read then (epoll is level-triggered). Only a flood reaches it: a
+ * controller's map a cycle takes some tens of microseconds.
+ */
+static void lola_pace(void *ctx)
+{
+	struct lola *l = ctx;
+	uint64_t now = mono_ns();
+
+	if (now - l->pace_start >= LOLA_PACE_NS) {
+		l->pace_start = now;
+		l->busy = 0;
+	}
+	if (l->batch_start)
+		l->busy += now - l->batch_start;
+	if (l->busy >= LOLA_BUSY_NS) {
+		uint64_t end = l->pace_start + LOLA_PACE_NS;
+		struct timespec ts = { .tv_sec = (time_t)(end / NSEC_PER_SEC),
+				       .tv_nsec = (long)(end % NSEC_PER_SEC) };
+
+		l->paced++;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		l->pace_start = mono_ns();
+		l->busy = 0;
+	}
+	l->batch_start = 0;
+}
+
 static void *lola_thread(void *arg)
 {
 	struct lola *l = arg;
 	sigset_t all;
 
+	struct sched_param sp = { .sched_priority = l->d->cfg->priority - 1 };
+	int err;
+
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_setname_np(pthread_self(), "naobodyd-lola");
+	/* One below the body thread; capped (lola_pace()). */
+	if (sp.sched_priority >= 1) {
+		err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		if (err)
+			log_warn("lola: cannot get SCHED_FIFO priority %d (%s): its thread runs at "
+				 "normal priority", sp.sched_priority, strerror(err));
+	}
 	if (loop_run(&l->loop, &l->quit))
 		log_err("lola: its thread's loop failed");
 	return NULL;
@@ -341,12 +394,14 @@ static void *lola_thread(void *arg)
 
 int lola_reader_start(struct lola *l)
 {
+	pthread_attr_t attr;
 	int err;
 
 	err = loop_init(&l->loop);
 	if (err)
 		return err;
 	l->loop.housekeeping = lola_housekeeping;
+	l->loop.after_batch = lola_pace;
 	l->loop.ctx = l;
 	l->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	l->wake_w.fd = l->wake_fd;
@@ -357,7 +412,10 @@ int lola_reader_start(struct lola *l)
 		err = -errno;
 		goto fail;
 	}
-	err = -pthread_create(&l->thread, NULL, lola_thread, l);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, LOLA_THREAD_STACK);
+	err = -pthread_create(&l->thread, &attr, lola_thread, l);
+	pthread_attr_destroy(&attr);
 	if (err)
 		goto fail;
 	l->started = true;

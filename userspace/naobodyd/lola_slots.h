@@ -71,6 +71,10 @@ struct lola {
 	int wake_fd;			/* eventfd: the body thread let a client go */
 	struct loop_watch listen_w, wake_w;
 	uint64_t next_id;
+	uint64_t pace_start;		/* this LOLA_PACE_NS window's start */
+	uint64_t busy;			/* ns spent handling events in it */
+	uint64_t batch_start;		/* when the current batch's events came */
+	uint64_t paced;			/* windows cut short by the cap */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
