@@ -346,6 +346,22 @@ class Daemon:
         return False
 
 
+def closed_within(sock, timeout):
+    """True when the peer closes sock within timeout (what was queued read
+    and dropped on the way)."""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            if not sock.recv(65536):
+                return True
+    except socket.timeout:
+        return False
+    except ConnectionError:
+        return True
+    return False
+
+
 def frame(obj):
     body = msgpack.packb(obj, use_bin_type=True)
     return struct.pack(">I", len(body)) + body
@@ -429,17 +445,7 @@ class Client:
 
     def closed(self, timeout=3):
         """True when naobodyd closes the connection within timeout."""
-        deadline = time.monotonic() + timeout
-        try:
-            while time.monotonic() < deadline:
-                self.sock.settimeout(max(0.01, deadline - time.monotonic()))
-                if not self.sock.recv(65536):
-                    return True
-        except socket.timeout:
-            return False
-        except ConnectionError:
-            return True
-        return False
+        return closed_within(self.sock, timeout)
 
     def heartbeat_for(self, seconds, period=0.05, keep=None):
         """Send heartbeats for a while, reading (and keeping) what comes."""

@@ -34,7 +34,8 @@ import msgpack
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import LOLA_PACKET, Client, Daemon, Lola, unpack_first, wait_for  # noqa: E402
+from isolation_test import cycle_stats  # noqa: E402
+from nbtest import Daemon, Lola, unpack_first  # noqa: E402
 
 QUICK = "--quick" in sys.argv
 WINDOW = 2.0 if QUICK else 4.0
@@ -56,33 +57,39 @@ MAP = msgpack.packb({"Position": [0.0] * 25, "Stiffness": [0.0] * 25}, use_singl
 
 # ---- the loads, each in its own process until stop is set ----------------------------
 
+def pump(s, burst, stop):
+    """Send burst as fast as s takes it and read what comes back (so it is
+    not an idle reader), until stop or the peer closes s."""
+    s.setblocking(False)
+    while not stop.is_set():
+        try:
+            s.send(burst)
+        except BlockingIOError:
+            time.sleep(0.0005)
+        except OSError:
+            return
+        try:
+            while s.recv(65536):
+                pass
+            return  # closed
+        except BlockingIOError:
+            pass
+        except OSError:
+            return
+
+
 def lola_flooder(path, stop):
     """Valid maps as fast as it can; each flooder's first map makes it the
     controller and the previous one goes, so a dropped one comes back."""
-    burst = MAP * 16
     while not stop.is_set():
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(path)
-            s.setblocking(False)
         except OSError:
+            s.close()
             time.sleep(0.001)
             continue
-        while not stop.is_set():
-            try:
-                s.send(burst)
-            except BlockingIOError:
-                time.sleep(0.0005)
-            except OSError:
-                break
-            try:
-                while s.recv(65536):  # read what comes, so it is not an idle reader
-                    pass
-                break  # closed
-            except BlockingIOError:
-                pass
-            except OSError:
-                break
+        pump(s, MAP * 16, stop)
         s.close()
 
 
@@ -111,22 +118,8 @@ def lola_churn(path, stop):
 def api_flood(port, what, stop):
     s = socket.create_connection(("127.0.0.1", port))
     s.sendall(frame({"Hello": {"version": 1, "client": "flood"}}))
-    burst = frame(what) * 1000
-    s.setblocking(False)
-    while not stop.is_set():
-        try:
-            s.send(burst)
-        except BlockingIOError:
-            time.sleep(0.0005)
-        except OSError:
-            return
-        try:
-            while s.recv(65536):
-                pass
-        except BlockingIOError:
-            pass
-        except OSError:
-            return
+    pump(s, frame(what) * 1000, stop)
+    s.close()
 
 
 def hello_churn(port, stop):
@@ -176,10 +169,6 @@ def finish(stop, procs):
 
 
 # ---- one case ------------------------------------------------------------------------
-
-def cycle_stats(d):
-    return {k: int(v) for k, v in (kv.split("=") for kv in d.control("cycle").split()[1:])}
-
 
 def window(d):
     d.control("cycle reset")

@@ -18,7 +18,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nbtest  # noqa: E402
 from api_test import ready  # noqa: E402
+from isolation_test import cycle_stats  # noqa: E402
 from nbtest import (LOLA_PACKET, WAIT, Client, Daemon, Lola, Tap,  # noqa: E402
                     check, note, wait_for)
 
@@ -29,8 +31,7 @@ F_SETPIPE_SZ = 1031
 
 def cycle_writes(d):
     """The simulated body's writes so far (the body loop's cycles)."""
-    fields = dict(kv.split("=", 1) for kv in d.control("cycle").split()[1:])
-    return int(fields["writes"])
+    return cycle_stats(d)["writes"]
 
 
 @tap.test
@@ -142,18 +143,7 @@ def stop_flood_one_udp_per_cycle():
 # ---- LoLA's slots --------------------------------------------------------------------
 
 def closed_within(lola, timeout=WAIT):
-    """The socket reaches EOF (after what was queued) within timeout."""
-    end = time.monotonic() + timeout
-    try:
-        while time.monotonic() < end:
-            lola.sock.settimeout(max(0.01, end - time.monotonic()))
-            if not lola.sock.recv(65536):
-                return True
-    except socket.timeout:
-        return False
-    except ConnectionError:
-        return True
-    return False
+    return nbtest.closed_within(lola.sock, timeout)
 
 
 def queued(lola):
