@@ -807,7 +807,7 @@ static enum MHD_Result h_release(struct rest *r, struct MHD_Connection *c, struc
 	json_decref(o);
 	switch (rest_cmd_post(&r->d->rest_box, &cmd, REST_CMD_TIMEOUT_NS)) {
 	case RC_DONE:
-		log_warn("rest: %s: released the controller", peer);
+		log_warn_limited("rest: %s: released the controller", peer);
 		return reply(c, MHD_HTTP_OK,
 			     json_pack("{s:b,s:s}", "released", 1, "message",
 				       "the holder's connection is closed; the watchdog takes the "
@@ -869,8 +869,8 @@ static enum MHD_Result h_volume(struct rest *r, struct MHD_Connection *c, struct
 		err = a ? head_audio_volume(a, pct ? &percent : NULL, mut ? &muted : NULL, &now) :
 			  -ENODEV;
 		if (!err)
-			log_info("rest: %s: speaker volume %u %%%s", peer, now.percent,
-				 now.muted ? ", muted" : "");
+			log_info_limited("rest: %s: speaker volume %u %%%s", peer, now.percent,
+					 now.muted ? ", muted" : "");
 	} else {
 		err = a ? head_audio_get_volume(a, &now) : -ENODEV;
 	}
