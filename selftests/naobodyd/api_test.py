@@ -959,9 +959,13 @@ def options():
             fields = fields.split()
             policy[name] = (int(fields[38]), int(fields[37]))
         check("naobodyd-body" in policy, f"no body thread: {policy}")
-        # The body thread alone is real-time: the network side is not.
-        others = [v for k, v in policy.items() if k != "naobodyd-body"]
+        # The body thread, and the LoLA thread one below it (lola.h), are
+        # real-time: the network side is not.
+        others = [v for k, v in policy.items() if k not in ("naobodyd-body", "naobodyd-lola")]
         check(others and all(p == 0 for p, _ in others), f"threads {policy}")
+        body, lola = policy["naobodyd-body"], policy.get("naobodyd-lola")
+        check(lola is None or (body[0] == 1 and lola == (1, body[1] - 1)) or
+              (body[0] == 0 and lola[0] == 0), f"the LoLA thread: {policy}")
         return policy
 
     with Daemon("--priority", "15") as d:

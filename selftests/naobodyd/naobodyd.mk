@@ -3,8 +3,8 @@
 # client on Debian's python3-msgpack (nbtest.py). Each prints TAP.
 HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
 	api_test.py api_errors_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
-	isolation_test.py rest_test.py rest_netns_test.py openapi_test.py run_from_tree_test.py \
-	naoctl_host_test.py \
+	peers_test.py isolation_test.py rest_test.py rest_netns_test.py openapi_test.py \
+	rest_peers_test.py run_from_tree_test.py naoctl_host_test.py \
 	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
 # The physical simulated body (--sim-model): standing, Stop, SitDown, the FSRs.
 HOST_TESTS += $(srctree)/selftests/naobodyd/physics_test.py
@@ -18,6 +18,9 @@ HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, rest_static_test.py st
 BENCHES += $(srctree)/selftests/naobodyd/naobodyd_bench.py
 # The REST API: wrk on GET /state, SSE clients' CPU, the body loop under HTTP.
 BENCHES += $(srctree)/selftests/naobodyd/rest_bench.py
+# The body loop against hostile local peers, side by side, and the LoLA
+# path's command-to-body latency in cycles.
+BENCHES += $(srctree)/selftests/naobodyd/peers_bench.py
 
 # libFuzzer: the structural check, the robot API decoder and the LoLA
 # actuator parser; seeds written by make_corpus.py.
@@ -51,6 +54,18 @@ UNIT_TESTS += naobodyd_lola_pack_test
 naobodyd_lola_pack_test_SRCS := $(srctree)/selftests/naobodyd/lola_pack_test.c
 naobodyd_lola_pack_test_LIBS := nbdcodec
 naobodyd_lola_pack_test_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
+
+# The log's queue: a reader that reads nothing blocks no one; drops are counted.
+UNIT_TESTS += naobodyd_log_queue_test
+naobodyd_log_queue_test_SRCS := $(srctree)/selftests/naobodyd/log_queue_test.c \
+	$(srctree)/userspace/naobodyd/log.c
+naobodyd_log_queue_test_LDLIBS := -lpthread
+
+# The REST API's limit on wrong tokens: per source (an IPv6 /64), and for all.
+UNIT_TESTS += naobodyd_rest_limit_test
+naobodyd_rest_limit_test_SRCS := $(srctree)/selftests/naobodyd/rest_limit_test.c \
+	$(srctree)/userspace/naobodyd/rest_limit.c
+naobodyd_rest_limit_test_LDLIBS := -lpthread
 
 # The watchdog's stages on a made-up clock, and the daemon's own stalls.
 UNIT_TESTS += naobodyd_watchdog_test

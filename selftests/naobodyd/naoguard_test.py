@@ -30,6 +30,9 @@ from nbtest import (DEVICE, HERE, LATE, REAL, SRCTREE, Daemon, Tap, TestFailure,
                     binary, check, free_port, note, wait_for)
 
 tap = Tap()
+
+# A stop long enough for any answer (naoguard answers no more than it gets).
+STOP = b"NAOBODY STOP from naoguard_test.py, padded to 40"
 SHIM_DIR = tempfile.TemporaryDirectory(prefix="naoguard-shim-")
 SHIM = os.path.join(SHIM_DIR.name, "ioctl_shim.so")
 REASON_GUARD = 3  # NAOBODY_STOP_GUARD
@@ -142,8 +145,8 @@ def stop_issues_ioctl():
         stops = g.stops()
         check(len(stops) == 1 and stops[0]["reason"] == str(REASON_GUARD), f"{stops}")
         check(stops[0]["path"] == os.path.realpath(g.device), f"{stops}")
-        g.send(b"NAOBODY STOP")
-        g.send(b"NAOBODY STOP\n")
+        g.send(b"NAOBODY STOP" + b" " * 3)
+        g.send(b"NAOBODY STOP\n" + b"x" * 20)
         check(g.reply() == b"NAOBODY STOPPED" and g.reply() == b"NAOBODY STOPPED", "replies")
         check(len(g.stops()) == 3, "one ioctl per stop")
         check("from the test: latched" in g.log(), "log")
@@ -166,6 +169,30 @@ def send_mode():
 
 
 @tap.test
+def no_amplification():
+    """naoguard: the answer is never larger than the request: a bare stop stops, unanswered"""
+    build_shim()
+    tmp = tempfile.TemporaryDirectory()
+    dev = os.path.join(tmp.name, "naobody")
+    with Guard("--priority", "0", device=dev) as g:
+        # No device: the answer would be "NAOBODY STOP FAILED ENOENT", 26 bytes.
+        for p in [b"NAOBODY STOP", b"NAOBODY STOP\n", b"NAOBODY STOP from me", b"NAOBODY STOP " + b"y" * 12]:
+            g.send(p)
+            check(g.reply(0.3) is None, f"an answer larger than {p!r}")
+        g.send(b"NAOBODY STOP " + b"y" * 13)
+        check(g.reply() == b"NAOBODY STOP FAILED ENOENT", "26 bytes to 26 bytes")
+        open(dev, "w").close()
+        g.send(b"NAOBODY STOP")
+        check(g.reply(0.3) is None, "an answer to 12 bytes")
+        g.send(b"NAOBODY STOP  ")
+        check(g.reply(0.3) is None, "an answer to 14 bytes")
+        check(len(g.stops()) == 2, f"the short ones must stop too: {g.stops()}")
+        g.send(b"NAOBODY STOP   ")
+        check(g.reply() == b"NAOBODY STOPPED", "15 bytes to 15 bytes")
+    tmp.cleanup()
+
+
+@tap.test
 def ignores_other_packets():
     """naoguard: anything but the stop is ignored: no ioctl, no answer"""
     build_shim()
@@ -176,7 +203,7 @@ def ignores_other_packets():
         check(g.reply(0.3) is None, "an answer to a non-stop")
         check(g.stops() == [], f"ioctl for a non-stop: {g.stops()}")
         check(g.log().count("not a stop") >= 5, "log lines")
-        g.send(b"NAOBODY STOP")
+        g.send(STOP)
         check(g.reply() == b"NAOBODY STOPPED", "still working after the garbage")
 
 
@@ -188,11 +215,11 @@ def device_missing_then_back():
     dev = os.path.join(tmp.name, "naobody")
     with Guard("--priority", "0", device=dev) as g:
         check("cannot open" in g.log(), "no warning at start")
-        g.send(b"NAOBODY STOP")
+        g.send(STOP)
         check(g.reply() == b"NAOBODY STOP FAILED ENOENT", "reply without a device")
         check("error: stop from" in g.log(), "log")
         open(dev, "w").close()
-        g.send(b"NAOBODY STOP")
+        g.send(STOP)
         check(g.reply() == b"NAOBODY STOPPED", "not reopened")
         check(len(g.stops()) == 1, f"{g.stops()}")
     tmp.cleanup()
@@ -203,7 +230,7 @@ def ioctl_fails():
     """naoguard: a failing ioctl is retried once on a fresh open, then reported"""
     build_shim()
     with Guard("--priority", "0", fail=19) as g:  # ENODEV
-        g.send(b"NAOBODY STOP")
+        g.send(STOP)
         check(g.reply() == b"NAOBODY STOP FAILED ENODEV", "reply")
         check(len(g.stops()) == 2, f"{len(g.stops())} tries")
 
@@ -220,7 +247,7 @@ def realtime_priority():
             check(rt_priority == 20 and "SCHED_FIFO priority 20" in g.log(), g.log())
         else:
             check("cannot get SCHED_FIFO priority 20" in g.log(), g.log())
-        g.send(b"NAOBODY STOP")
+        g.send(STOP)
         check(g.reply() == b"NAOBODY STOPPED", "reply")
 
 

@@ -175,7 +175,8 @@ class Daemon:
     is the body."""
 
     def __init__(self, *extra, guard=None, lola=True, wrapper=None, wait=True, body=BODY,
-                 rest=False):
+                 rest=False, log_fd=None):
+        self.log_fd = log_fd  # the log to this fd instead of the log file
         self.tmp = tempfile.TemporaryDirectory(prefix="naobodyd-test-")
         self.state_dir = os.path.join(self.tmp.name, "state")
         self.real = body == "real"
@@ -215,11 +216,17 @@ class Daemon:
         args += ["--guard", f"127.0.0.1:{guard}"] if guard else ["--no-guard"]
         args += ["--rest-port", str(self.rest_port), "--state-dir", self.state_dir] \
             if rest else ["--no-rest"]
+        # Started as root, naobodyd becomes an unprivileged user (privileges.h);
+        # the test rigs' devices, ptys and private directories are root's, so
+        # the tests keep root unless they say otherwise (peers_test.py
+        # privilege_drop tests the change itself).
+        if os.geteuid() == 0 and "--user" not in extra:
+            args += ["--user", "root"]
         args += list(extra)
         self.args = (wrapper or []) + args
         self.log_file = open(self.log_path, "w")
-        self.proc = subprocess.Popen(self.args, stdout=self.log_file,
-                                     stderr=subprocess.STDOUT)
+        out = self.log_file if self.log_fd is None else self.log_fd
+        self.proc = subprocess.Popen(self.args, stdout=out, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout=10):
         def up():
@@ -241,8 +248,38 @@ class Daemon:
         wait_for(up, timeout, "naobodyd to listen")
 
     def log(self):
-        with open(self.log_path) as f:
+        """What naobodyd logged, every line logged before this call included:
+        its lines go out through a logging thread of its own (log.h), so a
+        line logged just before an effect the test saw may not be written
+        yet. On the simulated body the control socket's "log" says how far
+        the thread is; on the real body, the file stopping growing does."""
+        if self.proc.poll() is None:
+            try:
+                self._log_sync()
+            except (OSError, TestFailure, ValueError, KeyError):
+                pass  # a daemon stopping or not up yet: its file as it is
+        with open(self.log_path, errors="backslashreplace") as f:
             return f.read()
+
+    def _log_counts(self):
+        fields = dict(kv.split("=", 1) for kv in self.control("log").split()[1:])
+        return int(fields["queued"]), int(fields["written"])
+
+    def _log_sync(self, timeout=WAIT):
+        end = time.monotonic() + timeout
+        if self.control_path and os.path.exists(self.control_path):
+            queued, written = self._log_counts()
+            while written < queued and time.monotonic() < end:
+                time.sleep(0.002)
+                written = self._log_counts()[1]
+            return
+        size = -1
+        while time.monotonic() < end:
+            now = os.path.getsize(self.log_path)
+            if now == size:
+                return
+            size = now
+            time.sleep(0.05)
 
     def control(self, line):
         if self._control is None:
@@ -307,6 +344,22 @@ class Daemon:
                 pass
             self.tmp.cleanup()
         return False
+
+
+def closed_within(sock, timeout):
+    """True when the peer closes sock within timeout (what was queued read
+    and dropped on the way)."""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            if not sock.recv(65536):
+                return True
+    except socket.timeout:
+        return False
+    except ConnectionError:
+        return True
+    return False
 
 
 def frame(obj):
@@ -392,17 +445,7 @@ class Client:
 
     def closed(self, timeout=3):
         """True when naobodyd closes the connection within timeout."""
-        deadline = time.monotonic() + timeout
-        try:
-            while time.monotonic() < deadline:
-                self.sock.settimeout(max(0.01, deadline - time.monotonic()))
-                if not self.sock.recv(65536):
-                    return True
-        except socket.timeout:
-            return False
-        except ConnectionError:
-            return True
-        return False
+        return closed_within(self.sock, timeout)
 
     def heartbeat_for(self, seconds, period=0.05, keep=None):
         """Send heartbeats for a while, reading (and keeping) what comes."""

@@ -100,23 +100,23 @@ def hostile(port, token, i):
         if kind == 0:
             pass  # connect, close
         elif kind == 1:
-            s.sendall(b"GET /state HTTP/1.1\r\nHost: x\r\n")  # never finished
+            s.sendall(b"GET /state HTTP/1.1\r\nHost: localhost\r\n")  # never finished
         elif kind == 2:
-            s.sendall(b"GET /state HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 40000 + b"\r\n\r\n")
+            s.sendall(b"GET /state HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 40000 + b"\r\n\r\n")
         elif kind == 3:  # a body over the limit, announced
-            s.sendall(f"PUT /leds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            s.sendall(f"PUT /leds HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\n"
                       "Content-Length: 1000000\r\n\r\n".encode() + b"{" * 60000)
         elif kind == 4:  # malformed JSON
             body = b'{"chest": [1, 2, 3'
-            s.sendall(f"PUT /leds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            s.sendall(f"PUT /leds HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\n"
                       f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         elif kind == 5:  # a chunked body that never ends
-            s.sendall(f"PUT /leds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            s.sendall(f"PUT /leds HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\n"
                       "Transfer-Encoding: chunked\r\n\r\nffff\r\n".encode() + b"[" * 3000)
         elif kind == 6:
             s.sendall(os.urandom(2000))
         else:  # a right request
-            s.sendall(f"GET /state HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            s.sendall(f"GET /state HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\n"
                       "Connection: close\r\n\r\n".encode())
         if kind in (2, 3, 4, 6, 7):
             try:
@@ -204,7 +204,7 @@ def rest_hostile_clients():
         for source in ["127.0.0.1"] * 40 + ["127.0.0.3"] * 30 + ["127.0.0.4"] * 30:
             try:
                 s = socket.create_connection(("127.0.0.1", d.rest_port), 2, (source, 0))
-                s.sendall(b"GET /state HTTP/1.1\r\nHost: x\r\n")
+                s.sendall(b"GET /state HTTP/1.1\r\nHost: localhost\r\n")
                 slow.append(s)
             except OSError:
                 pass

@@ -27,7 +27,7 @@ def raw(port, line, headers=(), timeout=5):
     """One request sent byte for byte: (status, headers, body)."""
     with socket.create_connection(("127.0.0.1", port), timeout) as s:
         s.settimeout(timeout)
-        s.sendall(line.encode("latin-1") + b"\r\nHost: robot\r\nConnection: close\r\n"
+        s.sendall(line.encode("latin-1") + b"\r\nHost: localhost\r\nConnection: close\r\n"
                   + b"".join(h.encode() + b"\r\n" for h in headers) + b"\r\n")
         data = b""
         while True:

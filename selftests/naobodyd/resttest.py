@@ -120,7 +120,7 @@ class Sse:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(timeout)
         self.sock.connect((host, port))
-        self.sock.sendall(f"GET /events{query} HTTP/1.1\r\nHost: robot\r\n"
+        self.sock.sendall(f"GET /events{query} HTTP/1.1\r\nHost: localhost\r\n"
                           f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n"
                           "\r\n".encode())
         self.buf = b""

@@ -340,7 +340,7 @@ static void handshake(struct session *s, enum decode_result r, struct to_robot *
 	}
 	snprintf(s->client, sizeof(s->client), "%s", m->hello.client);
 	if (m->hello.version != API_VERSION) {
-		log_warn("api: client %s (%s) speaks version %u, this robot version %u: answering and closing",
+		log_warn_limited("api: client %s (%s) speaks version %u, this robot version %u: answering and closing",
 			 s->peer, name_of(s), m->hello.version, API_VERSION);
 		send_hello(s);
 		if (s->w.fd >= 0) {
@@ -353,7 +353,8 @@ static void handshake(struct session *s, enum decode_result r, struct to_robot *
 		return;
 	}
 	s->hello_done = true;
-	log_info("api: client %s (%s) said hello: it is the controller", s->peer, name_of(s));
+	log_info_limited("api: client %s (%s) said hello: it is the controller", s->peer,
+			 name_of(s));
 	/* The newest is the controller: the previous robot API client goes. */
 	if (api->controller && api->controller != s)
 		session_close(api->controller, "replaced as the controller by a robot API client");
@@ -372,7 +373,7 @@ static void tell_once(struct session *s, bool *told, const char *what)
 	if (*told)
 		return;
 	*told = true;
-	log_info("api: client %s (%s): %s", s->peer, name_of(s), what);
+	log_info_limited("api: client %s (%s): %s", s->peer, name_of(s), what);
 }
 
 /*
@@ -397,7 +398,7 @@ static void speaker(struct session *s, const uint8_t *p, uint32_t len)
 		tell_once(s, &s->told_audio,
 			  "Speaker dropped: there is no speaker (see the log's audio lines); SpeakerClear does nothing");
 	else if (err && ratelimit_ok(&s->rl))
-		log_warn("api: client %s (%s): Speaker dropped whole: its samples do not fit in the speaker's queue (%u s); nothing of it was queued",
+		log_warn_limited("api: client %s (%s): Speaker dropped whole: its samples do not fit in the speaker's queue (%u s); nothing of it was queued",
 			 s->peer, name_of(s), HEAD_AUDIO_QUEUE_S);
 }
 
@@ -415,10 +416,10 @@ static void volume(struct session *s, const struct to_robot *m)
 	if (err == -ENODEV)
 		tell_once(s, &s->told_volume, "Volume dropped: there is no speaker mixer (see the log's audio lines)");
 	else if (err && ratelimit_ok(&s->rl))
-		log_warn("api: client %s (%s): Volume not applied: the mixer refused it",
+		log_warn_limited("api: client %s (%s): Volume not applied: the mixer refused it",
 			 s->peer, name_of(s));
 	else if (!err)
-		log_debug("api: client %s (%s): volume %u %%%s", s->peer, name_of(s), now.percent,
+		nb_log_limited(LOG_LVL_DEBUG, "api: client %s (%s): volume %u %%%s", s->peer, name_of(s), now.percent,
 			  now.muted ? ", muted" : "");
 }
 
@@ -431,14 +432,14 @@ static void dispatch(struct session *s, struct to_robot *m, const uint8_t *p, ui
 	case TR_HELLO:
 		send_error(s, AERR_HELLO_AGAIN, NULL, NULL, NULL);
 		if (ratelimit_ok(&s->rl))
-			log_warn("api: client %s (%s): Hello after the handshake: ignored",
+			log_warn_limited("api: client %s (%s): Hello after the handshake: ignored",
 				 s->peer, name_of(s));
 		break;
 	case TR_HEARTBEAT:
 		break;
 	case TR_POWER:
-		log_info("api: client %s (%s): Power %s", s->peer, name_of(s),
-			 m->power == POWER_WAKE ? "Wake" : "Rest");
+		log_info_limited("api: client %s (%s): Power %s", s->peer, name_of(s),
+				 m->power == POWER_WAKE ? "Wake" : "Rest");
 		c.power = m->power;
 		push(s, BC_POWER, &c);
 		return;
@@ -563,16 +564,16 @@ static void handle_frame(struct session *s, const uint8_t *p, uint32_t len)
 		return;
 	}
 	if (m.unknown[0] && ratelimit_ok(&s->rl))
-		log_warn("api: client %s (%s): unknown fields ignored: %s", s->peer,
+		log_warn_limited("api: client %s (%s): unknown fields ignored: %s", s->peer,
 			 name_of(s), m.unknown);
 	tell_errors(s, r, &m);
 	if (s->w.fd < 0)
 		return;
 	if (r == DECODE_UNKNOWN || r == DECODE_INVALID) {
 		if (r == DECODE_UNKNOWN && ratelimit_ok(&s->rl))
-			log_warn("api: client %s (%s): ignored: %s", s->peer, name_of(s), m.error);
+			log_warn_limited("api: client %s (%s): ignored: %s", s->peer, name_of(s), m.error);
 		else if (r == DECODE_INVALID && ratelimit_ok(&s->rl))
-			log_warn("api: client %s (%s): %s ignored: %s", s->peer, name_of(s),
+			log_warn_limited("api: client %s (%s): %s ignored: %s", s->peer, name_of(s),
 				 m.variant, m.error);
 		/* Still heard: the watchdog counts any message. */
 		m.kind = TR_HEARTBEAT;
@@ -840,7 +841,7 @@ static void api_accept(struct loop_watch *w, uint32_t events)
 		s->next = api->sessions;
 		api->sessions = s;
 		api->nsessions++;
-		log_debug("api: connection from %s", s->peer);
+		nb_log_limited(LOG_LVL_DEBUG, "api: connection from %s", s->peer);
 	}
 }
 
@@ -901,14 +902,14 @@ static void cams_ready(struct loop_watch *w, uint32_t events)
 		}
 		if (api->image.len > IMAGE_QUEUE_ROOM) {
 			if (ratelimit_ok(&s->rl))
-				log_warn("api: an Image of %zu bytes is over the %u a client's queue takes: not sent (a smaller --camera-size or --camera-quality)",
+				log_warn_limited("api: an Image of %zu bytes is over the %u a client's queue takes: not sent (a smaller --camera-size or --camera-quality)",
 					 api->image.len, IMAGE_QUEUE_ROOM);
 			continue;
 		}
 		if (outq_pending(&s->out) + api->image.len > IMAGE_QUEUE_ROOM) {
 			s->images_dropped++;
 			if (ratelimit_ok(&s->rl))
-				log_info("api: client %s (%s) reads too slowly for its Images: %llu dropped so far",
+				log_info_limited("api: client %s (%s) reads too slowly for its Images: %llu dropped so far",
 					 s->peer, name_of(s), (unsigned long long)s->images_dropped);
 			continue;
 		}

@@ -632,6 +632,14 @@ void sim_command(struct sim *s, const char *line, char *out, size_t n)
 	} else if (!strcmp(cmd, "cycle") && argc == 2 && !strcmp(a, "reset")) {
 		s->writes = s->late_writes = s->worst_gap_ns = 0;
 		snprintf(out, n, "ok");
+	} else if (!strcmp(cmd, "log") && argc == 1) {
+		/* The log's queue (log.h): written >= queued-as-read means it is out. */
+		uint64_t queued, written;
+
+		log_progress(&queued, &written);
+		snprintf(out, n, "ok queued=%llu written=%llu dropped=%llu",
+			 (unsigned long long)queued, (unsigned long long)written,
+			 (unsigned long long)log_dropped());
 	} else if (!strcmp(cmd, "status") && argc == 1) {
 		snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f odometry=%.4f,%.4f,%.4f "
 			 "charge=%.4f knees=%.3f legs_stiffness=%.3f cycle=%llu",

@@ -32,9 +32,9 @@ static const char *const ctl_name[] = {
 	[CTL_NONE] = "nobody", [CTL_API] = "a robot API client", [CTL_LOLA] = "a LoLA client",
 };
 
-bool core_is_controller(const struct daemon *d, const void *who)
+bool core_is_controller(const struct daemon *d, enum ctl_kind kind, const void *who)
 {
-	return d->ctl != CTL_NONE && d->ctl_who == who;
+	return d->ctl != CTL_NONE && d->ctl == kind && d->ctl_who == who;
 }
 
 void *core_api_who(uint64_t session)
@@ -62,7 +62,7 @@ void core_claim(struct daemon *d, enum ctl_kind kind, void *who)
 	enum ctl_kind old = d->ctl;
 	void *old_who = d->ctl_who;
 
-	if (old != CTL_NONE && old_who != who) {
+	if (old != CTL_NONE && (old != kind || old_who != who)) {
 		char why[96];
 
 		snprintf(why, sizeof(why), "replaced as the controller by %s", ctl_name[kind]);
@@ -82,11 +82,11 @@ void core_claim(struct daemon *d, enum ctl_kind kind, void *who)
 		publish_ctl(d, NULL);
 }
 
-void core_release(struct daemon *d, void *who)
+void core_release(struct daemon *d, enum ctl_kind kind, void *who)
 {
-	if (!core_is_controller(d, who))
+	if (!core_is_controller(d, kind, who))
 		return;
-	log_info("core: the controller is gone; the watchdog watches the silence");
+	log_info_limited("core: the controller is gone; the watchdog watches the silence");
 	d->ctl = CTL_NONE;
 	d->ctl_who = NULL;
 	publish_ctl(d, NULL);
@@ -108,19 +108,31 @@ static void send_event(struct daemon *d, size_t before, int rc)
 		send_event((d), before_, (call)); \
 	} while (0)
 
-void core_heard_at(struct daemon *d, void *who, uint64_t now)
+void core_heard_at(struct daemon *d, enum ctl_kind kind, void *who, uint64_t now)
 {
-	if (!core_is_controller(d, who))
+	if (!core_is_controller(d, kind, who))
 		return;
 	if (watchdog_heard(&d->wd, now) == WD_RELEASED) {
-		log_info("watchdog: the controller is back: released");
+		log_info_limited("watchdog: the controller is back: released");
 		EVENT(d, codec_event_watchdog(&d->events, false));
 	}
 }
 
-void core_heard(struct daemon *d, void *who)
+/*
+ * A Stop flood must not become a flood of datagrams: the guard's stop goes
+ * out at most once per body period, whoever calls. The first of a burst
+ * goes at once; the body's own stop (above it) is latched on every call.
+ */
+static bool guard_due(struct daemon *d, uint64_t now)
 {
-	core_heard_at(d, who, mono_ns());
+	uint64_t last = atomic_load_explicit(&d->guard_sent_ns, memory_order_relaxed);
+
+	if (last && now - last < d->body->info.period_ns) {
+		atomic_fetch_add_explicit(&d->guard_skipped, 1, memory_order_relaxed);
+		return false;
+	}
+	/* One caller of several at once wins the period. */
+	return atomic_compare_exchange_strong(&d->guard_sent_ns, &last, now ? now : 1);
 }
 
 void core_stop(struct daemon *d, const char *who)
@@ -129,12 +141,13 @@ void core_stop(struct daemon *d, const char *who)
 	int err = d->body->ops->stop(d->body, NAOBODY_STOP_API);
 
 	if (err)
-		log_err("stop: from %s: the body's stop failed: %s", who, strerror(-err));
+		log_err_limited("stop: from %s: the body's stop failed: %s", who, strerror(-err));
 	else
-		log_warn("stop: from %s: death switch latched", who);
+		log_warn_limited("stop: from %s: death switch latched", who);
 	/* The guard's UDP stop too, in case the body's path is stuck. */
-	if (d->guard_fd >= 0 && send(d->guard_fd, packet, sizeof(packet) - 1, MSG_DONTWAIT) < 0)
-		log_warn("stop: UDP stop to naoguard: %s", strerror(errno));
+	if (d->guard_fd >= 0 && guard_due(d, mono_ns()) &&
+	    send(d->guard_fd, packet, sizeof(packet) - 1, MSG_DONTWAIT) < 0)
+		log_warn_limited("stop: UDP stop to naoguard: %s", strerror(errno));
 }
 
 /* One robot API command, from the hand-over. */
@@ -144,21 +157,21 @@ static void command(struct daemon *d, const struct body_cmd *c)
 
 	switch (c->kind) {
 	case BC_CLAIM:
-		if (!core_is_controller(d, who)) {
+		if (!core_is_controller(d, CTL_API, who)) {
 			core_claim(d, CTL_API, who);
 			publish_ctl(d, c->peer);
 		}
 		break;
 	case BC_RELEASE:
-		core_release(d, who);
+		core_release(d, CTL_API, who);
 		return;
 	default:
 		break;
 	}
 	/* A command from a client that lost the body meanwhile is dropped. */
-	if (!core_is_controller(d, who))
+	if (!core_is_controller(d, CTL_API, who))
 		return;
-	core_heard_at(d, who, c->time_ns);
+	core_heard_at(d, CTL_API, who, c->time_ns);
 	switch (c->kind) {
 	case BC_POWER:
 		motion_power(d->motion, c->power, mono_ns());
@@ -201,8 +214,8 @@ static void rest_release(struct daemon *d, const struct rest_cmd *c, uint64_t se
 		handoff_release_api(&d->handoff, (uint64_t)(uintptr_t)who);
 	else if (d->lola)
 		lola_drop(d->lola, who, "released as the controller by the REST API");
-	log_warn("core: the REST API released %s from the controller role; the watchdog "
-		 "watches the silence", ctl_name[old]);
+	log_warn_limited("core: the REST API released %s from the controller role; the "
+			 "watchdog watches the silence", ctl_name[old]);
 	publish_ctl(d, NULL);
 	rest_cmd_answer(&d->rest_box, seq, RC_DONE);
 }
@@ -252,7 +265,7 @@ static void watchdog_step(struct daemon *d, uint64_t now)
 
 	if (c == WD_NONE)
 		return;
-	log_warn("watchdog: the controller has been quiet for %s: %s",
+	log_warn_limited("watchdog: the controller has been quiet for %s: %s",
 		 c == WD_STAND ? "0.5 s" : "3 s",
 		 c == WD_STAND ? "standing still" : "sitting down, then limp");
 	motion_watchdog(d->motion, c == WD_STAND ? 1 : 2, now);
@@ -336,6 +349,8 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	d->frame = *f;
 	d->have_frame = true;
 	core_commands(d);
+	if (d->lola)
+		lola_commands(d->lola);
 	/* Before deciding who drives: the watchdog may take over this cycle. */
 	watchdog_step(d, now);
 	/* Without the gate, the motion layer drives: limp. */

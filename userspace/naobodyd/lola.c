@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the LoLA-compatible socket (see lola.h); the messages
- * themselves are in lola_codec.c. The body thread's, like the cycle that
- * feeds it.
+ * naobodyd: the LoLA-compatible socket (see lola.h): the body thread's
+ * side, and its start and end. The LoLA thread, which owns the sockets, is
+ * in lola_reader.c; what the two share is in lola_slots.h; the messages
+ * themselves are in lola_codec.c.
  *
- * Any number of clients (up to LOLA_MAX_CLIENTS) read the stream: each
- * gets every packet through its own queue, whose one "latest" slot a newer
- * packet replaces, so a slow reader misses packets and delays nobody. A
- * client is a reader until it sends an actuator map; then it is the
- * controller, and the previous controller (on either socket) goes.
+ * Each cycle the body thread sends every client the sensor packet through
+ * the client's own queue, whose one "latest" slot a newer packet replaces:
+ * a slow reader misses packets and delays nobody, and with LOLA_SNDBUF
+ * what waits for it in the kernel is about two packets, so what it reads
+ * is fresh. A client is a reader until it sends an actuator map; then it
+ * is the controller, and the previous controller (on either socket) goes.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -23,235 +24,132 @@
 #include "clock.h"
 #include "log.h"
 #include "lola.h"
-#include "mpcheck.h"
+#include "lola_slots.h"
 #include "naobodyd.h"
 
-struct lola_client {
-	struct loop_watch w;
-	struct loop_deferred dead;
-	struct lola *lola;
-	struct outq out;
-	bool want_out;
-	size_t in_len;
-	uint8_t in[LOLA_IN_MAX];
-	struct ratelimit rl;
-	uint64_t id;
-	int slot;			/* in lola->clients */
-};
-
-struct lola {
-	struct daemon *d;
-	struct loop_watch listen_w;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct lola_client *clients[LOLA_MAX_CLIENTS];
-	uint64_t next_id;
-	struct ratelimit rl_accept;
-	uint8_t packet[LOLA_PACKET];
-	bool pack_failed;
-};
-
-/* ---- the socket ------------------------------------------------------------ */
-
-static void client_free(struct loop_deferred *dead)
+static struct lola_client *find(struct lola *l, uint64_t id)
 {
-	struct lola_client *c = container_of(dead, struct lola_client, dead);
-
-	outq_free(&c->out);
-	free(c);
+	for (int i = 0; i < LOLA_MAX_CLIENTS; i++)
+		if (l->clients[i] && l->clients[i]->id == id)
+			return l->clients[i];
+	return NULL;
 }
 
-static void client_close(struct lola_client *c, const char *why)
+/* Called with the lock held: the LoLA thread closes it at its next wake-up. */
+static void let_go(struct lola *l, struct lola_client *c, const char *why, int err)
 {
-	struct lola *l = c->lola;
+	uint64_t one = 1;
 
-	log_info("lola: client %llu disconnected: %s", (unsigned long long)c->id, why);
-	if (l->clients[c->slot] == c)
-		l->clients[c->slot] = NULL;
-	core_release(l->d, c);
-	loop_del(&l->d->loop, &c->w);
-	close(c->w.fd);
-	c->w.fd = -1;
-	loop_defer_free(&l->d->loop, &c->dead);
-}
-
-static bool client_flush(struct lola_client *c)
-{
-	int rc = outq_flush(&c->out, c->w.fd);
-
-	if (rc < 0) {
-		client_close(c, strerror(-rc));
-		return false;
-	}
-	if ((rc == 1) != c->want_out) {
-		c->want_out = rc == 1;
-		loop_mod(&c->lola->d->loop, &c->w, EPOLLIN | (c->want_out ? EPOLLOUT : 0));
-	}
-	return true;
-}
-
-static void client_input(struct lola_client *c)
-{
-	struct daemon *d = c->lola->d;
-	size_t off = 0;
-
-	while (c->w.fd >= 0 && off < c->in_len) {
-		const char *why = NULL;
-		long n = mp_check(c->in + off, c->in_len - off, LOLA_IN_MAX, 4096, &why);
-		msgpack_unpacked u;
-		size_t uoff = 0;
-		char err[160];
-
-		if (n == 0)
-			break;
-		if (n < 0) {
-			char msg[96];
-
-			snprintf(msg, sizeof(msg), "malformed MessagePack: %s", why);
-			client_close(c, msg);
-			return;
-		}
-		msgpack_unpacked_init(&u);
-		if (msgpack_unpack_next(&u, (const char *)c->in + off, (size_t)n, &uoff) !=
-		    MSGPACK_UNPACK_SUCCESS) {
-			msgpack_unpacked_destroy(&u);
-			client_close(c, "malformed MessagePack (msgpack-c refused it)");
-			return;
-		}
-		if (!core_is_controller(d, c) && u.data.type == MSGPACK_OBJECT_MAP) {
-			/* Its first actuator map: it drives from now on. */
-			log_info("lola: client %llu sent an actuator map: it is the controller",
-				 (unsigned long long)c->id);
-			core_claim(d, CTL_LOLA, c);
-			/* It starts from what the body is doing now. */
-			d->lola_cmd = d->cmd;
-		}
-		/* A reader's anything else is not a command: nothing to apply. */
-		if (core_is_controller(d, c))
-			lola_apply(&u.data, &d->lola_cmd, err, sizeof(err));
-		else
-			snprintf(err, sizeof(err), "not an actuator map (a reader stays a reader)");
-		msgpack_unpacked_destroy(&u);
-		if (err[0] && ratelimit_ok(&c->rl))
-			log_warn("lola: client %llu: ignored: %s", (unsigned long long)c->id, err);
-		core_heard(d, c);
-		off += (size_t)n;
-	}
-	if (c->w.fd < 0)
+	if (c->dropped)
 		return;
-	memmove(c->in, c->in + off, c->in_len - off);
-	c->in_len -= off;
-	if (c->in_len == LOLA_IN_MAX)
-		client_close(c, "an actuator map larger than 64 KiB");
-}
-
-static void client_event(struct loop_watch *w, uint32_t events)
-{
-	struct lola_client *c = container_of(w, struct lola_client, w);
-
-	if (events & EPOLLERR) {
-		client_close(c, "socket error");
+	c->dropped = true;
+	/* A copy: why may be the caller's own buffer. */
+	snprintf(c->drop_why, sizeof(c->drop_why), "%s", why);
+	c->drop_err = err;
+	/* Never blocks: the counter saturates long after anyone reads it. */
+	if (write(l->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		return;
-	}
-	if (events & (EPOLLIN | EPOLLHUP)) {
-		ssize_t n;
-
-		do {
-			n = recv(c->w.fd, c->in + c->in_len, LOLA_IN_MAX - c->in_len, 0);
-		} while (n < 0 && errno == EINTR);
-		if (n == 0) {
-			client_close(c, "closed by the client");
-			return;
-		}
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-			client_close(c, strerror(errno));
-			return;
-		}
-		if (n > 0) {
-			c->in_len += (size_t)n;
-			client_input(c);
-		}
-	}
-	if (c->w.fd >= 0 && (events & EPOLLOUT))
-		client_flush(c);
-}
-
-static void lola_accept(struct loop_watch *w, uint32_t events)
-{
-	struct lola *l = container_of(w, struct lola, listen_w);
-	struct daemon *d = l->d;
-
-	for (;;) {
-		int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct lola_client *c;
-		int slot;
-
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_warn("lola: accept: %s", strerror(errno));
-			return;
-		}
-		for (slot = 0; slot < LOLA_MAX_CLIENTS && l->clients[slot]; slot++)
-			;
-		c = slot < LOLA_MAX_CLIENTS ? calloc(1, sizeof(*c)) : NULL;
-		if (!c) {
-			if (ratelimit_ok(&l->rl_accept))
-				log_warn("lola: %d clients already: refusing one", LOLA_MAX_CLIENTS);
-			close(fd);
-			continue;
-		}
-		c->lola = l;
-		c->w.fd = fd;
-		c->w.cb = client_event;
-		c->dead.free = client_free;
-		c->id = ++l->next_id;
-		c->slot = slot;
-		/* Room for a few packets; a newer one replaces one not yet sent. */
-		outq_init(&c->out, 4 * LOLA_PACKET, LOLA_PACKET);
-		if (loop_add(&d->loop, &c->w, EPOLLIN)) {
-			outq_free(&c->out);
-			close(fd);
-			free(c);
-			continue;
-		}
-		l->clients[slot] = c;
-		log_info("lola: client %llu connected: it reads until it sends an actuator map",
-			 (unsigned long long)c->id);
-	}
 }
 
 void lola_drop(struct lola *l, void *who, const char *why)
 {
-	for (int i = 0; i < LOLA_MAX_CLIENTS; i++)
-		if (l->clients[i] && l->clients[i] == who)
-			client_close(l->clients[i], why);
+	struct lola_client *c;
+
+	pthread_mutex_lock(&l->lock);
+	c = find(l, (uint64_t)(uintptr_t)who);
+	if (c)
+		let_go(l, c, why, 0);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void lola_commands(struct lola *l)
+{
+	struct daemon *d = l->d;
+	struct lola_cmd c;
+	struct lola_client *cl;
+	bool live;
+	void *who;
+
+	if (l->stopping || !handoff_lola_take(&d->handoff, &c))
+		return;
+	/* A client let go meanwhile (replaced, released, gone) drives no more. */
+	pthread_mutex_lock(&l->lock);
+	cl = find(l, c.client);
+	live = cl && !cl->dropped;
+	pthread_mutex_unlock(&l->lock);
+	if (!live)
+		return;
+	who = lola_who(c.client);
+	if (!core_is_controller(d, CTL_LOLA, who)) {
+		log_info_limited("lola: client %llu sent an actuator map: it is the controller",
+				 (unsigned long long)c.client);
+		core_claim(d, CTL_LOLA, who);
+	}
+	d->lola_cmd = c.act;
+	core_heard_at(d, CTL_LOLA, who, c.time_ns);
 }
 
 void lola_publish(struct lola *l, const struct body_frame *f)
 {
-	bool packed = false;
+	struct daemon *d = l->d;
+	uint64_t ctl = d->ctl == CTL_LOLA ? (uint64_t)(uintptr_t)d->ctl_who : 0;
+	bool packed = false, ctl_here = false;
 
+	if (l->stopping)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->cycle++;
+	/* Where a client that starts to drive starts from. */
+	l->body_cmd = d->cmd;
 	for (int i = 0; i < LOLA_MAX_CLIENTS; i++) {
 		struct lola_client *c = l->clients[i];
+		int rc;
 
-		if (!c)
+		if (!c || c->dropped)
 			continue;
+		c->is_controller = c->id == ctl;
+		ctl_here |= c->is_controller;
 		if (!packed) {
-			if (lola_pack(l->packet, &l->d->body->info, &f->s)) {
+			if (lola_pack(l->packet, &d->body->info, &f->s)) {
 				if (!l->pack_failed)
 					log_err("lola: the sensor map is not %d bytes: not sent",
 						LOLA_PACKET);
 				l->pack_failed = true;
-				return;
+				break;
 			}
 			packed = true;
 		}
 		/* Each its own copy: a slow one drops packets, nobody waits. */
 		if (outq_set_latest(&c->out, l->packet, LOLA_PACKET)) {
-			client_close(c, "output queue full");
+			let_go(l, c, "output queue full", 0);
 			continue;
 		}
-		client_flush(c);
+		rc = outq_flush(&c->out, c->fd);
+		if (rc < 0)
+			let_go(l, c, "the socket failed", -rc);
+		else if (rc == 0)
+			c->drained = l->cycle;
+		else if (!c->is_controller && l->cycle - c->drained > LOLA_IDLE_CYCLES)
+			let_go(l, c, "it read nothing for " "250 cycles (3 s)", 0);
 	}
+	pthread_mutex_unlock(&l->lock);
+	/* The controller's client went (closed, dropped): the silence is watched. */
+	if (ctl && !ctl_here && !l->pack_failed)
+		core_release(d, CTL_LOLA, lola_who(ctl));
+}
+
+void lola_stop(struct lola *l)
+{
+	if (!l || l->stopping)
+		return;
+	if (l->d->ctl == CTL_LOLA)
+		core_release(l->d, CTL_LOLA, l->d->ctl_who);
+	pthread_mutex_lock(&l->lock);
+	for (int i = 0; i < LOLA_MAX_CLIENTS; i++)
+		if (l->clients[i])
+			let_go(l, l->clients[i], "naobodyd is stopping", 0);
+	pthread_mutex_unlock(&l->lock);
+	l->stopping = true;
 }
 
 /* A socket file left by a daemon that died: remove it; refuse a live one. */
@@ -280,6 +178,19 @@ static int clear_stale(const char *path)
 	return unlink(path) ? -errno : 0;
 }
 
+static int lock_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+	int err;
+
+	pthread_mutexattr_init(&a);
+	/* The LoLA thread holding it runs at the body thread's priority. */
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	err = pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+	return -err;
+}
+
 struct lola *lola_create(struct daemon *d, const char *path, mode_t mode)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -298,24 +209,33 @@ struct lola *lola_create(struct daemon *d, const char *path, mode_t mode)
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	snprintf(l->path, sizeof(l->path), "%s", path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, mode) ||
-	    listen(fd, 4)) {
-		log_err("lola: cannot listen on %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		unlink(path);
+	if (lock_init(&l->lock)) {
 		free(l);
 		return NULL;
 	}
 	l->d = d;
+	l->wake_fd = -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	snprintf(l->path, sizeof(l->path), "%s", path);
+	/* A backlog of a few: the LoLA thread takes new clients at once. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, mode) ||
+	    listen(fd, 16)) {
+		log_err("lola: cannot listen on %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(path);
+		pthread_mutex_destroy(&l->lock);
+		free(l);
+		return NULL;
+	}
 	l->listen_w.fd = fd;
-	l->listen_w.cb = lola_accept;
-	if (loop_add(&d->loop, &l->listen_w, EPOLLIN)) {
+	err = lola_reader_start(l);
+	if (err) {
+		log_err("lola: cannot start its thread: %s", strerror(-err));
 		close(fd);
 		unlink(path);
+		pthread_mutex_destroy(&l->lock);
 		free(l);
 		return NULL;
 	}
@@ -327,11 +247,11 @@ void lola_destroy(struct lola *l)
 {
 	if (!l)
 		return;
-	for (int i = 0; i < LOLA_MAX_CLIENTS; i++)
-		if (l->clients[i])
-			client_close(l->clients[i], "naobodyd is stopping");
-	loop_del(&l->d->loop, &l->listen_w);
+	/* The body thread is gone: nobody else touches the slots now. */
+	l->stopping = true;
+	lola_reader_stop(l);
 	close(l->listen_w.fd);
 	unlink(l->path);
+	pthread_mutex_destroy(&l->lock);
 	free(l);
 }

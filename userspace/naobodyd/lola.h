@@ -10,7 +10,15 @@
  * A client reads until it sends its first actuator map; from then on it is
  * the controller, like a robot API client after Hello: it replaces the
  * previous controller on either socket, and the watchdog watches its maps.
- * Any number of readers (up to LOLA_MAX_CLIENTS) may connect beside it.
+ * Readers (up to LOLA_MAX_CLIENTS with the controller) may connect beside it.
+ *
+ * No client can delay the body loop or keep another out
+ * (Documentation/naobodyd.rst, "LoLA"): the clients are read and their maps
+ * validated on the LoLA thread, within a budget per wake-up, and only the
+ * newest validated command reaches the body thread (handoff.h); a reader's
+ * backlog is about two packets (LOLA_SNDBUF); a reader that reads nothing
+ * for LOLA_IDLE_CYCLES goes; a new client always gets a slot, the oldest
+ * idle reader's first, never the controller's.
  */
 #ifndef NAOBODYD_LOLA_H
 #define NAOBODYD_LOLA_H
@@ -27,6 +35,21 @@
 #define LOLA_PACKET	896
 #define LOLA_IN_MAX	(64 * 1024)	/* one actuator map is about 1 KB */
 #define LOLA_MAX_CLIENTS	16		/* the controller and readers */
+#define LOLA_SNDBUF		(2 * LOLA_PACKET)	/* asked; the kernel doubles it */
+#define LOLA_IDLE_CYCLES	250		/* 3 s of nothing read: the reader goes */
+/* The LoLA thread's budget per client and wake-up, as the robot API's. */
+#define LOLA_MSGS_PER_WAKE	16
+#define LOLA_BYTES_PER_WAKE	(64 * 1024)
+#define LOLA_NS_PER_WAKE	(2ULL * 1000000ULL)
+/*
+ * With --priority the LoLA thread is real-time too, one below the body
+ * thread, so a map reaches the next cycle on a busy machine; its CPU is
+ * capped at LOLA_BUSY_NS per LOLA_PACE_NS (a quarter of each 12 ms), so a
+ * flood cannot take a core from the normal-priority threads.
+ */
+#define LOLA_PACE_NS		(12ULL * 1000000ULL)
+#define LOLA_BUSY_NS		(3ULL * 1000000ULL)
+#define LOLA_THREAD_STACK	(256 * 1024)	/* locked in with --priority */
 
 /* RobotConfig's placeholders for what is not known (provisional). */
 #define LOLA_VERSION_LEN	5
@@ -37,9 +60,24 @@
 struct daemon;
 struct lola;
 
+/* Listens and starts the LoLA thread (main thread); NULL with a log line. */
 struct lola *lola_create(struct daemon *d, const char *path, mode_t mode);
+/* Body thread: every client is let go, nothing more is sent (shutting down). */
+void lola_stop(struct lola *l);
+/* Main thread, after the body thread: the LoLA thread ends, the socket goes. */
 void lola_destroy(struct lola *l);
+
+/* The controller's "who" (naobodyd.h) for a LoLA client's id. */
+static inline void *lola_who(uint64_t id)
+{
+	return (void *)(uintptr_t)id;
+}
+
+/* Body thread: the LoLA client who is let go (replaced, released), with why. */
 void lola_drop(struct lola *l, void *who, const char *why);
+/* Body thread, each cycle before the body's command: the newest LoLA command. */
+void lola_commands(struct lola *l);
+/* Body thread, each cycle after the write: the sensor packet to every client. */
 void lola_publish(struct lola *l, const struct body_frame *f);
 
 /*

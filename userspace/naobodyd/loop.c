@@ -94,6 +94,8 @@ int loop_run(struct loop *l, volatile sig_atomic_t *quit)
 				w->cb(w, ev[i].events);
 		}
 		bury(l);
+		if (l->after_batch)
+			l->after_batch(l->ctx);
 		now = mono_ns();
 		if (l->housekeeping &&
 		    now - last_housekeeping >= (uint64_t)l->housekeeping_ms * NSEC_PER_MSEC) {

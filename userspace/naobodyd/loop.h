@@ -26,6 +26,8 @@ struct loop_deferred {
 struct loop {
 	int epfd;
 	struct loop_deferred *graveyard;
+	/* Called after each batch of events, when set. */
+	void (*after_batch)(void *ctx);
 	/* Called every housekeeping_ms even when no fd is ready. */
 	void (*housekeeping)(void *ctx);
 	void *ctx;

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "lola.h"
 #include "naobodyd.h"
+#include "privileges.h"
 #include "rest.h"
 #include "rest_serial.h"
 
@@ -215,6 +216,9 @@ static void usage(FILE *f)
 "\n"
 "  -r, --priority N         run SCHED_FIFO at N (1..99) with memory locked, as\n"
 "                           LoLA does at 20; 0: normal scheduling (default)\n"
+"  -u, --user USER          started as root: become USER once the devices and\n"
+"                           sockets are open, with no capabilities (default\n"
+"                           " NAOBODYD_DEFAULT_USER "; root: stay root, warned)\n"
 "  -v, --verbose            log more (debug lines)\n"
 "  -q, --quiet              log warnings and errors only\n"
 "  -h, --help               show this help\n"
@@ -296,6 +300,7 @@ static const struct option options[] = {
 	{ "serial", required_argument, NULL, OPT_SERIAL },
 	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "priority", required_argument, NULL, 'r' },
+	{ "user", required_argument, NULL, 'u' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -314,6 +319,7 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	int c;
 
 	cfg->port = API_DEFAULT_PORT;
+	cfg->user = NAOBODYD_DEFAULT_USER;
 	cfg->lola_path = LOLA_DEFAULT_PATH;
 	cfg->lola_mode = 0666;
 	cfg->device = DEVICE_DEFAULT_PATH;
@@ -332,7 +338,7 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 	cfg->cameras.fps = CAMERA_DEFAULT_FPS;
 	cfg->cameras.quality = 80;
 
-	while ((c = getopt_long(argc, argv, "d:sp:b:l:g:r:vqhV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:sp:b:l:g:r:u:vqhV", options, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -532,6 +538,11 @@ static int parse_options(int argc, char **argv, struct config *cfg, char *guard,
 			cfg->priority = (int)p;
 			break;
 		}
+		case 'u':
+			if (!*optarg)
+				return bad("--user", "a user name", optarg);
+			cfg->user = optarg;
+			break;
 		case 'v':
 			log_level = LOG_LVL_DEBUG;
 			break;
@@ -658,11 +669,11 @@ static void shutdown_step(struct daemon *d)
 	if (!deadline) {
 		deadline = now + SHUTDOWN_NS;
 		log_info("stopping: letting the clients go");
-		lola_destroy(d->lola);
-		d->lola = NULL;
+		/* Its thread closes them; main ends it after the body thread. */
+		lola_stop(d->lola);
 		/* The robot API's clients are the network thread's: gone too. */
 		if (d->ctl == CTL_API)
-			core_release(d, d->ctl_who);
+			core_release(d, CTL_API, d->ctl_who);
 		if (d->status.primary != PRIMARY_UNSTIFF) {
 			log_info("stopping: sitting down and going limp first (signal again to stop at once)");
 			/* A LoLA client's last command is adopted by the next cycle. */
@@ -778,20 +789,16 @@ static struct body *open_body(const struct config *cfg, struct loop *loop)
 	return body_real_create(cfg);
 }
 
-int main(int argc, char **argv)
+static int serve(struct config *cfgp)
 {
 	static struct daemon d;
-	struct config cfg = { 0 };
+	struct config cfg = *cfgp;
 	struct sigaction sa = { .sa_handler = on_signal };
-	char guard[256];
 	pthread_t body_tid;
 	struct rest *rest = NULL;
 	pthread_attr_t attr;
-	int err, rc = parse_options(argc, argv, &cfg, guard, sizeof(guard));
+	int err, rc = 1;
 
-	if (rc >= 0)
-		return rc;
-	rc = 1;
 	d.cfg = &cfg;
 	d.guard_fd = -1;
 	sigaction(SIGINT, &sa, NULL);
@@ -811,6 +818,11 @@ int main(int argc, char **argv)
 		goto err_loop;
 	}
 	leave_real_time(&cfg);
+	/* From here on no thread writes stderr itself (log.h); not real-time. */
+	err = log_start();
+	if (err)
+		log_warn("cannot start the logging thread (%s): log lines are written at once",
+			 strerror(-err));
 	lock_memory(cfg.priority);
 	d.loop.housekeeping = body_housekeeping;
 	d.loop.ctx = &d;
@@ -874,6 +886,13 @@ int main(int argc, char **argv)
 			d.api = NULL;
 		}
 	}
+	/* Everything that needs root is open: the peers are served without it. */
+	if (d.api && privileges_drop(cfg.user, cfg.priority)) {
+		rest_destroy(rest);
+		rest = NULL;
+		api_destroy(d.api);
+		d.api = NULL;
+	}
 	if (d.api) {
 		sd_notify(0, "READY=1");	/* naobodyd.service is Type=notify */
 		rc = loop_run(&d.net_loop, &quit) ? 1 : 0;
@@ -910,5 +929,20 @@ err_loop:
 	loop_uninit(&d.net_loop);
 	loop_uninit(&d.loop);
 	buf_free(&d.events);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg = { 0 };
+	char guard[256];
+	int rc = parse_options(argc, argv, &cfg, guard, sizeof(guard));
+
+	if (rc >= 0)
+		return rc;
+	if (privileges_check(cfg.user))
+		return 1;
+	rc = serve(&cfg);
+	log_stop();
 	return rc;
 }

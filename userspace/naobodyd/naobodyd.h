@@ -5,19 +5,26 @@
  *
  * Two threads (Documentation/naobodyd.rst, "Threads"):
  *   - the body thread (SCHED_FIFO with --priority) owns the body, the
- *     controller, the watchdog, the motion layer, the LEDs and the LoLA
- *     socket, on its own loop (d->loop). The body's fd drives the cycle:
- *     each new body state drains the robot API's commands, runs the
+ *     controller, the watchdog, the motion layer and the LEDs, on its own
+ *     loop (d->loop). The body's fd drives the cycle: each new body state
+ *     drains the robot API's commands and the newest LoLA command, runs the
  *     watchdog, the motion layer and the LEDs, writes the actuators, sends
- *     the LoLA packets and hands the state to the network thread;
+ *     the LoLA packets (non-blocking) and hands the state to the network
+ *     thread;
+ *   - the LoLA thread (normal priority; lola.h) owns the LoLA socket's
+ *     clients: it reads and validates their maps within a budget and
+ *     hands the newest command over;
+ *   - the logging thread (log.h) writes every thread's log lines;
  *   - the network thread (normal priority) owns the robot API's sockets
  *     (d->net_loop): framing, decoding, sessions, State and events out.
- * They share only d->handoff (handoff.h) and what is set before the body
- * thread starts and never changes (cfg, body->info).
+ * They share only d->handoff (handoff.h), the LoLA slots (lola_slots.h)
+ * and what is set before the body thread starts and never changes (cfg,
+ * body->info).
  */
 #ifndef NAOBODYD_H
 #define NAOBODYD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +76,7 @@ struct config {
 	const char *head_bus;		/* the head's i2c-dev file, or NULL: none */
 	bool echo_cancellation;
 	int priority;			/* SCHED_FIFO, or 0 */
+	const char *user;		/* started as root: who it becomes (privileges.h) */
 	bool rest;			/* the REST API (rest.h) */
 	uint16_t rest_port;
 	const char *rest_bind;		/* NULL: every interface */
@@ -103,10 +111,12 @@ struct daemon {
 	struct head_audio *audio;	/* its own threads and locks; NULL: none */
 	struct rest_mailbox rest_box;	/* the REST API's LED orders (rest_cmd.h) */
 	int guard_fd;			/* UDP to naoguard, or -1 */
+	_Atomic uint64_t guard_sent_ns;	/* the last UDP stop (core_stop()); 0: none */
+	_Atomic uint64_t guard_skipped;	/* stops within a period of the last one sent */
 
 	/*
 	 * The controller: at most one, over either socket. For a LoLA client
-	 * ctl_who is its struct lola_client; for a robot API client its
+	 * ctl_who is its id, as lola_who() makes it; for a robot API client its
 	 * session id, as core_api_who() makes it (the body thread never sees
 	 * the network thread's sessions).
 	 */
@@ -127,15 +137,15 @@ struct daemon {
 };
 
 /*
- * The controller (body thread). A new one replaces the previous, which is
- * disconnected; core_release() when a client goes; core_heard() feeds the
- * watchdog (core_heard_at() with the time the client was heard).
+ * The controller (body thread): a kind and a "who" (core_api_who(),
+ * lola_who()). A new one replaces the previous, which is disconnected;
+ * core_release() when a client goes; core_heard_at() feeds the watchdog
+ * with the time the client was heard.
  */
 void core_claim(struct daemon *d, enum ctl_kind kind, void *who);
-void core_release(struct daemon *d, void *who);
-void core_heard(struct daemon *d, void *who);
-void core_heard_at(struct daemon *d, void *who, uint64_t now);
-bool core_is_controller(const struct daemon *d, const void *who);
+void core_release(struct daemon *d, enum ctl_kind kind, void *who);
+void core_heard_at(struct daemon *d, enum ctl_kind kind, void *who, uint64_t now);
+bool core_is_controller(const struct daemon *d, enum ctl_kind kind, const void *who);
 /* A robot API session's id as the controller's "who". */
 void *core_api_who(uint64_t session);
 /* The robot API's commands waiting in the hand-over (each cycle). */

@@ -10,8 +10,8 @@ nbdcodec_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
 PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	main.c core.c loop.c api.c lola.c watchdog.c motion.c getup.c walk.c leg_kinematics.c poses.c fall.c leds.c head_bus.c \
-	body_sim.c body_real.c sim_control.c handoff.c rest.c rest_net.c rest_token.c \
+	main.c privileges.c core.c loop.c api.c lola.c lola_reader.c watchdog.c motion.c getup.c walk.c leg_kinematics.c poses.c fall.c leds.c head_bus.c \
+	body_sim.c body_real.c sim_control.c handoff.c rest.c rest_net.c rest_token.c rest_limit.c rest_conns.c rest_host.c \
 	rest_static.c rest_cmd.c rest_leds.c rest_boards.c head_audio.c rest_serial.c rest_serial_parse.c \
 	head_camera.c camera_jpeg.c robot_motions.c)
 naobodyd_LIBS := nbdcodec nbcodec naobody cm5 parol6 nrlink nrframer

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <jansson.h>
@@ -30,15 +31,16 @@
 #include "rest.h"
 #include "rest_boards.h"
 #include "rest_cmd.h"
+#include "rest_conns.h"
+#include "rest_host.h"
 #include "rest_leds.h"
+#include "rest_limit.h"
 #include "rest_net.h"
 #include "rest_serial.h"
 #include "rest_static.h"
 #include "rest_token.h"
 
-#define REST_CONNECTIONS	64		/* at once, all peers */
-#define REST_PER_PEER		32		/* at once, one address */
-#define REST_TIMEOUT_S		10		/* idle: a slowloris peer is dropped */
+#define REST_TIMEOUT_S		10		/* idle (the headers' own limit: rest_conns.h) */
 #define REST_CONN_MEMORY	(32 * 1024)	/* a request's headers must fit */
 #define REST_THREAD_STACK	(128 * 1024)	/* locked in with --priority */
 #define REST_BODY_MAX		4096		/* a request body, bytes */
@@ -47,6 +49,8 @@
 #define SSE_BUF			(64 * 1024)	/* one stream's chunk */
 #define SSE_KEEPALIVE_NS	(15ULL * 1000000000ULL)
 #define SSE_DEFAULT_HZ		10.0
+#define SSE_MIN_HZ		0.01		/* one state every 100 s */
+#define REAP_EVERY_NS		(100ULL * 1000000ULL)	/* late headers looked for */
 
 struct rest_event {
 	char kind[16];
@@ -76,8 +80,9 @@ struct rest {
 	atomic_bool quit;
 	uint64_t start_ns;
 	struct sockaddr_storage bind_addr;
-	pthread_mutex_t log_lock;	/* the rate limits below */
-	struct ratelimit rl_outside, rl_token, rl_leds;
+	struct fail_limit limit;	/* wrong tokens (rest_limit.h) */
+	struct rest_conns conns;	/* per source, late headers (rest_conns.h) */
+	struct ratelimit rl_outside, rl_token, rl_leds, rl_host;
 };
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -249,11 +254,16 @@ static void *feeder_thread(void *arg)
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(period ? period / 2 : 6000000) };
 	struct pollfd pfd = { .fd = localnet_fd(r->ln), .events = POLLIN };
 	static struct body_news n;	/* only this thread's; a few KiB off the stack */
+	uint64_t reaped = 0;
 
 	pthread_setname_np(pthread_self(), "naobodyd-restf");
 	while (!atomic_load(&r->quit)) {
 		if (ppoll(&pfd, 1, &ts, NULL) > 0)
 			localnet_process(r->ln);
+		if (mono_ns() - reaped >= REAP_EVERY_NS) {
+			reaped = mono_ns();
+			rest_conns_reap(&r->conns, reaped);
+		}
 		handoff_peek(&r->d->handoff, &n);
 		if (!n.seq)
 			continue;	/* no body state yet */
@@ -443,16 +453,6 @@ static enum MHD_Result error_reply(struct MHD_Connection *c, unsigned int status
 	return reply(c, status, error_json(name, message, extra));
 }
 
-static bool rl_ok(struct rest *r, struct ratelimit *rl)
-{
-	bool ok;
-
-	pthread_mutex_lock(&r->log_lock);
-	ok = ratelimit_ok(rl);
-	pthread_mutex_unlock(&r->log_lock);
-	return ok;
-}
-
 /* The head bus's reader (head_bus.h): where it reads, and how it goes; null without one. */
 static json_t *head_bus_json(struct head_bus *h)
 {
@@ -562,10 +562,11 @@ static enum MHD_Result h_events(struct rest *r, struct MHD_Connection *c, struct
 		char *end, msg[160];
 
 		rate = strtod(rate_s, &end);
-		if (end == rate_s || *end || !(rate > 0.0 && rate <= max + 1e-6)) {
+		/* The range first: 1e9 / rate must be a period that fits. */
+		if (end == rate_s || *end || !(rate >= SSE_MIN_HZ && rate <= max + 1e-6)) {
 			snprintf(msg, sizeof(msg),
-				 "rate: expected states per second, more than 0 and at most %.2f "
-				 "(the body's cycle rate); got '%.40s'", max, rate_s);
+				 "rate: expected states per second, from %.2f to %.2f (the body's "
+				 "cycle rate); got '%.40s'", SSE_MIN_HZ, max, rate_s);
 			return error_reply(c, MHD_HTTP_BAD_REQUEST, "bad_rate", msg, NULL);
 		}
 	}
@@ -741,7 +742,7 @@ static enum MHD_Result h_leds(struct rest *r, struct MHD_Connection *c, struct r
 	json_decref(o);
 	switch (rest_cmd_post(&r->d->rest_box, &cmd, REST_CMD_TIMEOUT_NS)) {
 	case RC_DONE:
-		if (rl_ok(r, &r->rl_leds))
+		if (ratelimit_ok(&r->rl_leds))
 			log_info("rest: %s: LEDs set", peer);
 		return reply(c, MHD_HTTP_OK,
 			     json_pack("{s:b,s:o,s:o,s:s}", "applied", 1, "overridden",
@@ -806,7 +807,7 @@ static enum MHD_Result h_release(struct rest *r, struct MHD_Connection *c, struc
 	json_decref(o);
 	switch (rest_cmd_post(&r->d->rest_box, &cmd, REST_CMD_TIMEOUT_NS)) {
 	case RC_DONE:
-		log_warn("rest: %s: released the controller", peer);
+		log_warn_limited("rest: %s: released the controller", peer);
 		return reply(c, MHD_HTTP_OK,
 			     json_pack("{s:b,s:s}", "released", 1, "message",
 				       "the holder's connection is closed; the watchdog takes the "
@@ -868,8 +869,8 @@ static enum MHD_Result h_volume(struct rest *r, struct MHD_Connection *c, struct
 		err = a ? head_audio_volume(a, pct ? &percent : NULL, mut ? &muted : NULL, &now) :
 			  -ENODEV;
 		if (!err)
-			log_info("rest: %s: speaker volume %u %%%s", peer, now.percent,
-				 now.muted ? ", muted" : "");
+			log_info_limited("rest: %s: speaker volume %u %%%s", peer, now.percent,
+					 now.muted ? ", muted" : "");
 	} else {
 		err = a ? head_audio_get_volume(a, &now) : -ENODEV;
 	}
@@ -993,25 +994,46 @@ static bool static_file(struct rest *r, struct MHD_Connection *c, const char *ur
 
 /*
  * The checks, in order: the local network (403: never reaches the token
- * check), the path (404; a file of the status page is answered here, with
- * no token), the method (405), the failure limit (429), the token (401).
- * Sets q->through when the request may go on; otherwise it has queued the
- * answer.
+ * check), the Host (400: rest_host.h), the path (404; a file of the status
+ * page is answered here, with no token), the method (405), the token: the
+ * right one always passes, whatever the failure limit says, so that nobody
+ * can lock out a stop; a wrong or missing one is counted (rest_limit.h),
+ * answered 401, or 429 past the limit. Sets q->through when the request may
+ * go on; otherwise it has queued the answer.
  */
 static enum MHD_Result gate(struct rest *r, struct MHD_Connection *c, const char *url,
-			    const char *method, struct req *q, const char *peer,
-			    const struct sockaddr *sa)
+			    const char *method, const char *version, struct req *q,
+			    const char *peer, const struct sockaddr *sa)
 {
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	const struct route *path = NULL;
-	char msg[256], allow[64] = "";
+	char msg[256], allow[64] = "", hostname[256] = "";
+	const char *t;
 	unsigned int wait;
 
 	if (!localnet_allows(r->ln, sa)) {
-		if (rl_ok(r, &r->rl_outside))
-			log_warn("rest: %s is outside the local network: refused", peer);
+		if (ratelimit_ok(&r->rl_outside))
+			log_warn_limited("rest: %s is outside the local network: refused", peer);
 		return error_reply(c, MHD_HTTP_FORBIDDEN, "not_local",
 				   "the REST API answers loopback and the robot's own subnets "
 				   "only: connect from the robot's network", NULL);
+	}
+	if (gethostname(hostname, sizeof(hostname) - 1))
+		hostname[0] = '\0';
+	/* HTTP/1.0 may leave Host out; HTTP/1.1 must send it (RFC 9112, 3.2). */
+	if (host ? !rest_host_names_robot(r->ln, host, hostname) :
+	    strcmp(version, MHD_HTTP_VERSION_1_0) != 0) {
+		char h[64];
+
+		sanitize(h, sizeof(h), host ? host : "", host ? strlen(host) : 0);
+		if (ratelimit_ok(&r->rl_host))
+			log_warn_limited("rest: %s: Host '%s' does not name this robot: refused",
+					 peer, host ? h : "(none)");
+		snprintf(msg, sizeof(msg), "%s%s%s: the REST API answers only a Host that names "
+			 "this robot: localhost, %s, %s.local or one of its addresses",
+			 host ? "Host '" : "no Host header", host ? h : "", host ? "'" : "",
+			 hostname[0] ? hostname : "its host name", hostname[0] ? hostname : "NAME");
+		return error_reply(c, MHD_HTTP_BAD_REQUEST, "bad_host", msg, NULL);
 	}
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		if (!path_matches(routes[i].path, url))
@@ -1038,17 +1060,16 @@ static enum MHD_Result gate(struct rest *r, struct MHD_Connection *c, const char
 				 error_json("method_not_allowed", msg, NULL),
 				 MHD_HTTP_HEADER_ALLOW, allow);
 	}
-	wait = rest_token_locked(r->token, sa, mono_ns());
+	t = token_of(c);
+	if (rest_token_check(r->token, t)) {
+		q->through = true;
+		return MHD_YES;
+	}
+	wait = fail_limit_wait(&r->limit, sa, mono_ns());
 	if (!wait) {
-		const char *t = token_of(c);
-
-		if (rest_token_check(r->token, t)) {
-			q->through = true;
-			return MHD_YES;
-		}
-		wait = rest_token_failed(r->token, sa, mono_ns());
-		if (rl_ok(r, &r->rl_token))
-			log_warn("rest: %s: %s token", peer, t ? "a wrong" : "no");
+		wait = fail_limit_failed(&r->limit, sa, mono_ns());
+		if (ratelimit_ok(&r->rl_token))
+			log_warn_limited("rest: %s: %s token", peer, t ? "a wrong" : "no");
 		if (!wait) {
 			snprintf(msg, sizeof(msg), "%s token: send 'Authorization: Bearer TOKEN' with "
 				 "the token in %s ('naoctl token' prints it)", t ? "wrong" : "no",
@@ -1062,8 +1083,8 @@ static enum MHD_Result gate(struct rest *r, struct MHD_Connection *c, const char
 	{
 		char after[16];
 
-		snprintf(msg, sizeof(msg), "too many wrong tokens from %s: wait %u s, then send "
-			 "the right one", peer, wait);
+		snprintf(msg, sizeof(msg), "too many wrong or missing tokens from %s or from "
+			 "everyone: wait %u s, or send the right one (it always passes)", peer, wait);
 		snprintf(after, sizeof(after), "%u", wait);
 		return reply_hdr(c, MHD_HTTP_TOO_MANY_REQUESTS,
 				 error_json("too_many_failures", msg, NULL),
@@ -1108,7 +1129,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return MHD_NO;
 		*ctx = q;
 		snprintf(q->url, sizeof(q->url), "%s", url);
-		ret = gate(r, c, url, method, q, peer, sa);
+		/* Its headers are in: the late-header limit is off until it ends. */
+		rest_conns_request(&r->conns, c, true, mono_ns());
+		ret = gate(r, c, url, method, version, q, peer, sa);
 		if (!q->through) {
 			q->answered = true;	/* the gate answered */
 			return ret;
@@ -1145,17 +1168,40 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **ctx,
 			 enum MHD_RequestTerminationCode toe)
 {
+	struct rest *r = cls;
+
 	free(*ctx);
 	*ctx = NULL;
+	/* The next request's headers are held to the limit from now on. */
+	rest_conns_request(&r->conns, c, false, mono_ns());
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct rest *r = cls;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+		rest_conns_started(&r->conns, c, mono_ns());
+	else
+		rest_conns_closed(&r->conns, c);
+}
+
+/* Before libmicrohttpd takes a connection: the per-source limit. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct rest *r = cls;
+
+	return rest_conns_admit(&r->conns, addr) ? MHD_YES : MHD_NO;
 }
 
 /* The HTTP daemon on cfg's port (and --rest-bind's address), with its limits. */
 static struct MHD_Daemon *rest_listen(struct rest *r, const struct config *cfg,
 				      unsigned int flags)
 {
-	return MHD_start_daemon(flags, cfg->rest_port, NULL, NULL, on_request, r,
+	return MHD_start_daemon(flags, cfg->rest_port, on_accept, r, on_request, r,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)REST_CONNECTIONS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)REST_PER_PEER,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, r,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)REST_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REST_CONN_MEMORY,
 				MHD_OPTION_THREAD_STACK_SIZE, (size_t)REST_THREAD_STACK,
@@ -1201,7 +1247,8 @@ struct rest *rest_create(struct daemon *d)
 		return NULL;
 	r->d = d;
 	r->start_ns = mono_ns();
-	pthread_mutex_init(&r->log_lock, NULL);
+	fail_limit_init(&r->limit);
+	rest_conns_init(&r->conns);
 	pthread_mutex_init(&r->hub.lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1281,6 +1328,7 @@ void rest_destroy(struct rest *r)
 	rest_token_close(r->token);
 	pthread_cond_destroy(&r->hub.cond);
 	pthread_mutex_destroy(&r->hub.lock);
-	pthread_mutex_destroy(&r->log_lock);
+	rest_conns_uninit(&r->conns);
+	fail_limit_uninit(&r->limit);
 	free(r);
 }

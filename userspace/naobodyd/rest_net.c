@@ -235,6 +235,13 @@ static bool in_prefix(const uint8_t *a, const uint8_t *net, unsigned int bits)
 	return ((a[whole] ^ net[whole]) & (uint8_t)(0xff << (8 - rest))) == 0;
 }
 
+/* Loopback, always local and always the host's own: 127.0.0.0/8 and ::1. */
+static bool loopback(int family, const uint8_t *addr)
+{
+	return (family == AF_INET && addr[0] == 127) ||
+	       (family == AF_INET6 && IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)addr));
+}
+
 bool localnet_allows(struct localnet *ln, const struct sockaddr *peer)
 {
 	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
@@ -256,16 +263,28 @@ bool localnet_allows(struct localnet *ln, const struct sockaddr *peer)
 	} else {
 		return false;
 	}
-	/* Loopback, always: 127.0.0.0/8 and ::1. */
-	if (family == AF_INET && addr[0] == 127)
-		return true;
-	if (family == AF_INET6 && IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)addr))
+	if (loopback(family, addr))
 		return true;
 	pthread_mutex_lock(&ln->lock);
 	for (unsigned int i = 0; i < ln->n && !ok; i++)
 		ok = ln->p[i].family == family && in_prefix(addr, ln->p[i].addr, ln->p[i].len);
 	pthread_mutex_unlock(&ln->lock);
 	return ok;
+}
+
+bool localnet_own(struct localnet *ln, int family, const void *addr)
+{
+	const uint8_t *a = addr;
+	size_t len = family == AF_INET ? 4 : 16;
+	bool own = false;
+
+	if (loopback(family, a))
+		return true;
+	pthread_mutex_lock(&ln->lock);
+	for (unsigned int i = 0; i < ln->n && !own; i++)
+		own = ln->p[i].family == family && !memcmp(ln->p[i].addr, a, len);
+	pthread_mutex_unlock(&ln->lock);
+	return own;
 }
 
 unsigned int localnet_count(struct localnet *ln)

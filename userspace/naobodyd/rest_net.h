@@ -25,6 +25,8 @@ void localnet_destroy(struct localnet *ln);
 int localnet_fd(const struct localnet *ln);
 void localnet_process(struct localnet *ln);
 bool localnet_allows(struct localnet *ln, const struct sockaddr *peer);
+/* addr (4 or 16 bytes of family) is the host's own: loopback, or in the table. */
+bool localnet_own(struct localnet *ln, int family, const void *addr);
 /* How many addresses the table holds (for the log). */
 unsigned int localnet_count(struct localnet *ln);
 

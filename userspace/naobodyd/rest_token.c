@@ -16,23 +16,6 @@
 #include "log.h"
 #include "rest_token.h"
 
-/*
- * Provisional (Documentation/rest-api.rst, "The token"): 5 wrong tokens
- * within 60 s lock a peer out for the rest of that minute. With 256-bit
- * tokens guessing is hopeless anyway; the limit keeps a broken client's
- * retries from flooding the log and the threads.
- */
-#define FAIL_BURST	5
-#define FAIL_WINDOW_NS	(60ULL * 1000000000ULL)
-#define FAIL_PEERS	64	/* peers remembered; the oldest is forgotten first */
-
-struct peer_fails {
-	uint8_t addr[16];	/* IPv4 as ::ffff:a.b.c.d */
-	uint64_t window_start;
-	unsigned int fails;
-	bool used;
-};
-
 struct rest_token {
 	char path[PATH_MAX];
 	pthread_mutex_t lock;
@@ -42,7 +25,6 @@ struct rest_token {
 	off_t size;
 	struct timespec mtime;
 	struct ratelimit rl_bad;
-	struct peer_fails peers[FAIL_PEERS];
 };
 
 static int make_token(const char *path)
@@ -231,79 +213,4 @@ bool rest_token_check(struct rest_token *t, const char *candidate)
 	ok = equal_ct(cand, t->token, REST_TOKEN_HEX);
 	pthread_mutex_unlock(&t->lock);
 	return ok;
-}
-
-static void peer_key(const struct sockaddr *sa, uint8_t key[16])
-{
-	memset(key, 0, 16);
-	if (sa->sa_family == AF_INET) {
-		key[10] = key[11] = 0xff;
-		memcpy(key + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-	} else if (sa->sa_family == AF_INET6) {
-		memcpy(key, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	}
-}
-
-/* Called with the lock held: the peer's entry, a free one, or the oldest. */
-static struct peer_fails *peer_find(struct rest_token *t, const uint8_t key[16], bool make)
-{
-	struct peer_fails *oldest = &t->peers[0];
-
-	for (int i = 0; i < FAIL_PEERS; i++) {
-		struct peer_fails *p = &t->peers[i];
-
-		if (p->used && !memcmp(p->addr, key, 16))
-			return p;
-		if (!p->used || (oldest->used && p->window_start < oldest->window_start))
-			oldest = p;
-	}
-	if (!make)
-		return NULL;
-	memset(oldest, 0, sizeof(*oldest));
-	memcpy(oldest->addr, key, 16);
-	oldest->used = true;
-	return oldest;
-}
-
-static unsigned int wait_s(const struct peer_fails *p, uint64_t now)
-{
-	uint64_t end = p->window_start + FAIL_WINDOW_NS;
-
-	if (p->fails < FAIL_BURST || now >= end)
-		return 0;
-	return (unsigned int)((end - now + 999999999ULL) / 1000000000ULL);
-}
-
-unsigned int rest_token_locked(struct rest_token *t, const struct sockaddr *peer, uint64_t now)
-{
-	uint8_t key[16];
-	struct peer_fails *p;
-	unsigned int s = 0;
-
-	peer_key(peer, key);
-	pthread_mutex_lock(&t->lock);
-	p = peer_find(t, key, false);
-	if (p)
-		s = wait_s(p, now);
-	pthread_mutex_unlock(&t->lock);
-	return s;
-}
-
-unsigned int rest_token_failed(struct rest_token *t, const struct sockaddr *peer, uint64_t now)
-{
-	uint8_t key[16];
-	struct peer_fails *p;
-	unsigned int s;
-
-	peer_key(peer, key);
-	pthread_mutex_lock(&t->lock);
-	p = peer_find(t, key, true);
-	if (now >= p->window_start + FAIL_WINDOW_NS) {
-		p->window_start = now;
-		p->fails = 0;
-	}
-	p->fails++;
-	s = wait_s(p, now);
-	pthread_mutex_unlock(&t->lock);
-	return s;
 }

@@ -11,10 +11,14 @@
  * and calls NAOBODY_IOC_STOP (reason NAOBODY_STOP_GUARD) on the body's
  * device. The kernel then sends stiffness 0 from the next cycle on,
  * latched until a rearm. It answers the sender "NAOBODY STOPPED" or
- * "NAOBODY STOP FAILED <errno name>" (ENOENT...). Anything else is ignored.
+ * "NAOBODY STOP FAILED <errno name>" (ENOENT...), but only when the answer
+ * is no longer than the request: a forged sender cannot turn the port into
+ * an amplifier (a bare 12-byte "NAOBODY STOP" stops, unanswered). Anything
+ * else is ignored.
  *
- * naoguard --send HOST sends that datagram itself (three tries, a second
- * apart) and waits for the answer: the stop from an operator's machine.
+ * naoguard --send HOST sends that datagram itself, padded to SEND_LEN
+ * bytes so that every answer fits (three tries, a second apart), and
+ * waits for the answer: the stop from an operator's machine.
  *
  * It shares nothing with naobodyd: it works when the daemon is stuck or
  * dead. It runs SCHED_FIFO with its memory locked when it may, and says so
@@ -45,6 +49,7 @@
 #define STOP_MAGIC	"NAOBODY STOP"
 #define STOP_MAGIC_LEN	12
 #define STOP_MAX	256
+#define SEND_LEN	64	/* --send's request: longer than any answer */
 #define DEFAULT_PORT	7701
 #define DEFAULT_DEVICE	"/dev/naobody"
 #define DEFAULT_PRIO	50
@@ -88,7 +93,7 @@ static void usage(FILE *f)
 "       naoguard --send HOST [NOTE]\n"
 "Listen for the UDP stop and latch the NAO's death switch (NAOBODY_IOC_STOP).\n"
 "The stop is a datagram that starts with \"NAOBODY STOP\", e.g.\n"
-"  printf 'NAOBODY STOP' | nc -u -w1 ROBOT %d\n"
+"  printf 'NAOBODY STOP from the shell' | nc -u -w1 ROBOT %d\n"
 "or, from any machine with naoguard, naoguard --send ROBOT.\n"
 "See naoguard(8).\n"
 "\n"
@@ -213,6 +218,8 @@ static void note(const char *p, size_t len, char *out, size_t n)
 		else if (p[i] == '\n' || p[i] == '\t')
 			out[j++] = ' ';
 	}
+	while (j && out[j - 1] == ' ')
+		j--;	/* --send's padding */
 	out[j] = '\0';
 }
 
@@ -258,7 +265,9 @@ static int send_stop(const char *host, unsigned int port, const char *text)
 		return 1;
 	}
 	freeaddrinfo(res);
-	snprintf(msg, sizeof(msg), STOP_MAGIC "%s%s", text ? " " : "", text ? text : "");
+	/* Padded with spaces: naoguard answers no more bytes than it got. */
+	snprintf(msg, sizeof(msg), STOP_MAGIC " %-*s", SEND_LEN - STOP_MAGIC_LEN - 1,
+		 text ? text : "from naoguard --send");
 	for (int attempt = 0; attempt < 3; attempt++) {
 		ssize_t n;
 
@@ -391,6 +400,9 @@ int main(int argc, char **argv)
 				 strerrorname_np(-err) ? strerrorname_np(-err) : "?");
 			reply = failed;
 		}
-		sendto(sock, reply, strlen(reply), MSG_DONTWAIT, (struct sockaddr *)&sa, salen);
+		/* Never more than was sent: no amplification for a forged sender. */
+		if (strlen(reply) <= (size_t)n)
+			sendto(sock, reply, strlen(reply), MSG_DONTWAIT, (struct sockaddr *)&sa,
+			       salen);
 	}
 }
