@@ -107,6 +107,17 @@ until [ "$(grep -o "$3" "$1" 2>/dev/null | wc -l)" -ge "$4" ]; do
 done
 kill -USR1 "$2"
 EOS
+# wait_catch PID SIGNUM: until process PID catches the signal (SigCgt), 30
+# s at most (scaled). A job a non-interactive shell starts with & ignores
+# SIGINT until it sets a handler of its own: sent before, it is lost.
+cat >"$work/wait_catch" <<'EOS'
+end=$(($(cut -d. -f1 /proc/uptime) + 30 * ${NBVM_TIME_SCALE:-1}))
+until m=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/"$1"/status 2>/dev/null) && [ -n "$m" ] &&
+	[ $(((0x$m >> ($2 - 1)) & 1)) = 1 ]; do
+	[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || { echo "process $1 never caught signal $2"; exit 1; }
+	sleep 0.05
+done
+EOS
 # wait_count FILE FROM PATTERN N: until N lines from FROM on match PATTERN
 # (30 s at most, scaled): a count of frames, not a guess at their time.
 cat >"$work/wait_count" <<'EOS'
@@ -188,7 +199,7 @@ if [ "$link" = yes ]; then
 	check "cm5ctl attach keeps the counters across commands; stats shows them" sh -c \
 		'c="cm5ctl -d '"$work/tty"' --ldisc=yes"; $c attach >'"$work/att"' & pid=$!;
 		 sh '"$work/wait_for"' '"$work/att"' attached;
-		 $c ping >/dev/null && $c ping >/dev/null && $c stats >'"$work/r"'; kill -INT $pid; wait $pid;
+		 $c ping >/dev/null && $c ping >/dev/null && $c stats >'"$work/r"'; sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid;
 		 grep -q "^counters: since the line discipline was attached$" '"$work/r"' &&
 		 grep -q "^rx_frames \([2-9]\|[1-9][0-9]\+\)$" '"$work/r"
 else
@@ -196,7 +207,7 @@ else
 fi
 check "cm5ctl: Ctrl-C during pose play says so and exits 130" sh -c \
 	'cm5ctl -d '"$work/tty"' --ldisc='"$link"' pose play '"$work/pose2"'@30 >'"$work/play"' 2>'"$work/err"' & pid=$!;
-	 sh '"$work/wait_for"' '"$work/play"' "servos, 30.00 s"; kill -INT $pid; wait $pid; rc=$?;
+	 sh '"$work/wait_for"' '"$work/play"' "servos, 30.00 s"; sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid; rc=$?;
 	 echo "exit $rc"; [ $rc = 130 ] && grep -q "pose play: interrupted" '"$work/err"
 start_emu cm5-emu -s 1 --drop-every 3 --flush-ms 100
 check "libcm5 recovers from lost requests (500 ms, flush, retry)" sh -c \
@@ -275,12 +286,12 @@ check "parolctl refuses a move outside the limits, sends nothing" sh -c \
 check "parolctl: Ctrl-C during a jog leaves Idle at zero speed" sh -c \
 	'from=$(($(wc -l <'"$work/p6.log"') + 1));
 	 parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 30 jog 1 5 2>/dev/null & pid=$!;
-	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=123 $from; kill -INT $pid; wait $pid;
+	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=123 $from; sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid;
 	 sh '"$work/idle_last"' '"$work/p6.log"''
 check "parolctl: SIGTERM during a jog leaves Idle at zero speed" sh -c \
 	'from=$(($(wc -l <'"$work/p6.log"') + 1));
 	 parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 30 jog 4 -5 2>/dev/null & pid=$!;
-	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=123 $from; kill -TERM $pid; wait $pid;
+	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=123 $from; sh '"$work/wait_catch"' $pid 15; kill -TERM $pid; wait $pid;
 	 sh '"$work/idle_last"' '"$work/p6.log"''
 n=$(wc -l <"$work/p6.log")
 start_emu parol6-emu -o "$work/p6.log" --mute-after 30
@@ -296,7 +307,7 @@ check "parolctl enable is refused while the E-stop is pressed (exit 4)" sh -c \
 start_emu parol6-emu -o "$work/p6.log"
 check "parolctl live shows telemetry until Ctrl-C, then Idle at zero speed" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 live >'"$work/live"' 2>/dev/null & pid=$!;
-	 sh '"$work/wait_for"' '"$work/live"' "^estop: "; kill -INT $pid; wait $pid &&
+	 sh '"$work/wait_for"' '"$work/live"' "^estop: "; sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid &&
 	 grep -q "^estop: released" '"$work/live"' && sh '"$work/idle_last"' '"$work/p6.log"''
 check "parolctl disable" sh -c \
 	'parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 disable && grep -q "cmd=102" '"$work/p6.log"
@@ -366,12 +377,12 @@ fi
 check "parolctl: Ctrl-C during a move exits 130, after Idle at zero speed" sh -c \
 	'from=$(($(wc -l <'"$work/p6.log"') + 1));
 	 parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 -s 5 move 40 -90 180 0 0 180 >/dev/null 2>&1 & pid=$!;
-	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=156 $from; kill -INT $pid; wait $pid; rc=$?;
+	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=156 $from; sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid; rc=$?;
 	 echo "exit $rc"; [ $rc = 130 ] && sh '"$work/idle_last"' '"$work/p6.log"''
 check "parolctl: SIGTERM during a jog exits 143" sh -c \
 	'from=$(($(wc -l <'"$work/p6.log"') + 1));
 	 parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000 --for 30 jog 1 5 >/dev/null 2>&1 & pid=$!;
-	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=123 $from; kill -TERM $pid; wait $pid; rc=$?;
+	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=123 $from; sh '"$work/wait_catch"' $pid 15; kill -TERM $pid; wait $pid; rc=$?;
 	 echo "exit $rc"; [ $rc = 143 ]'
 
 # Idle continues a homing: Ctrl-C must send Disable and Clear error first.
@@ -380,12 +391,12 @@ check "parolctl: Ctrl-C during home ends the homing (102, 103, then Idle)" sh -c
 	'p6="parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000"; $p6 enable &&
 	 from=$(($(wc -l <'"$work/p6.log"') + 1)) &&
 	 { $p6 home 2>'"$work/err"' & pid=$!; sh '"$work/wait_for"' '"$work/p6.log"' cmd=100 $from;
-	   kill -INT $pid; wait $pid; [ $? = 130 ]; } &&
+	   sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid; [ $? = 130 ]; } &&
 	 grep -q "ended the homing" '"$work/err"' &&
 	 grep -q "cmd=102" '"$work/p6.log"' && grep -q "cmd=103" '"$work/p6.log"' &&
 	 from=$(($(wc -l <'"$work/p6.log"') + 1)) &&
 	 { $p6 live >/dev/null 2>&1 & pid=$!; sh '"$work/wait_count"' '"$work/p6.log"' $from cmd=255 330;
-	   kill -INT $pid; wait $pid; } &&
+	   sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid; } &&
 	 [ $($p6 status | grep -c "^J[1-6] .* yes ") = 0 ] && sh '"$work/idle_last"' '"$work/p6.log"''
 stop_emu
 
@@ -401,7 +412,7 @@ if [ "$link" = yes ]; then
 	check "parolctl attach holds the discipline: the arm gets no frame, another run shares it" sh -c \
 		'grep -qx "attached; Ctrl-C detaches" '"$work/att"' && ! grep -q "cmd=" '"$work/p6.log"' &&
 		 { parolctl -d '"$work/tty"' attach >'"$work/att2"' & p=$!; sh '"$work/wait_for"' '"$work/att2"' attached;
-		   kill -INT $p; wait $p; } &&
+		   sh '"$work/wait_catch"' $p 2; kill -INT $p; wait $p; } &&
 		 [ "$(cat '"$work/att2"')" = "attached (already, by someone else); Ctrl-C detaches" ] &&
 		 parolctl -d '"$work/tty"' -l 1000 status >/dev/null && kill -0 '"$att"
 	stop_emu
