@@ -222,6 +222,10 @@ def ready(argv, name):
     path = os.path.join(tmp, "notify")
     s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     s.bind(path)
+    # Anyone may send to it, as to systemd's own /run/systemd/notify: a
+    # daemon started as root sends READY=1 after it has dropped to its user.
+    os.chmod(tmp, 0o755)
+    os.chmod(path, 0o777)
     s.settimeout(10)
     env = dict(os.environ, NOTIFY_SOCKET=path)
     p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
