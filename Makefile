@@ -207,7 +207,7 @@ VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests
 # ---------------------------------------------------------------------------
 # Targets
 # ---------------------------------------------------------------------------
-.PHONY: matrix dkms-test deb-install-test check-rt vm-shell-rt rt-kernel rt-modules check-rt-vm fresh-machine-test vm-demo docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
+.PHONY: install-userspace matrix dkms-test deb-install-test check-rt vm-shell-rt rt-kernel rt-modules check-rt-vm fresh-machine-test vm-demo docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
 	lint check check-quick check-debug unit fuzz-smoke fuzz vm-test vm-shell \
 	demo bench debug-kernel help
 
@@ -246,8 +246,12 @@ UDEVDIR ?= /lib/udev
 SYSTEMDDIR ?= /lib/systemd
 NAOBODY_RELEASE := $(shell git -C $(srctree) describe --always --dirty 2>/dev/null || echo 0)
 
-install: all
+install: all install-userspace
 	$(Q)$(MAKE) -C $(KDIR) M=$(srctree) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+
+# All of it but the modules, which a Yocto image builds in a recipe of their
+# own (packaging/yocto/meta-naobody).
+install-userspace: userspace
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(INCLUDEDIR)/naobody
 	$(Q)install -m 0755 $(addprefix $(O)/bin/,$(INSTALL_PROGRAMS)) $(DESTDIR)$(BINDIR)/
@@ -291,7 +295,7 @@ install: all
 	$(Q)install -D -m 0644 $(srctree)/packaging/tmpfiles.d/naobodyd.conf \
 		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d/naobodyd.conf
 	$(Q)install -d $(DESTDIR)$(SYSTEMDDIR)/system-shutdown
-	$(Q)sed 's|exec chest-harakiri|exec $(BINDIR)/chest-harakiri|' \
+	$(Q)sed 's|$$(chest-harakiri |$$($(BINDIR)/chest-harakiri |' \
 		$(srctree)/packaging/systemd/naobody-harakiri \
 		> $(DESTDIR)$(SYSTEMDDIR)/system-shutdown/naobody-harakiri
 	$(Q)chmod 0755 $(DESTDIR)$(SYSTEMDDIR)/system-shutdown/naobody-harakiri
@@ -519,3 +523,4 @@ check-rt-vm: rt-modules userspace vm-programs
 
 vm-shell-rt: rt-modules userspace vm-programs
 	$(Q)$(call vm_env,$(RT_VM_SUITES)) $(RT_VM_ENV_BASE) $(srctree)/scripts/vm/run.sh --shell $(RT_VM_ARGS) $(VM_ARGS)
+
