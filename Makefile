@@ -524,3 +524,31 @@ check-rt-vm: rt-modules userspace vm-programs
 vm-shell-rt: rt-modules userspace vm-programs
 	$(Q)$(call vm_env,$(RT_VM_SUITES)) $(RT_VM_ENV_BASE) $(srctree)/scripts/vm/run.sh --shell $(RT_VM_ARGS) $(VM_ARGS)
 
+# ---------------------------------------------------------------------------
+# make dist: a tarball of naobodyd, naoguard and the tools that runs on any
+# x86-64 Linux with glibc (scripts/dist.sh; Documentation/install.rst). The
+# programs are linked again from the same objects with an RPATH of
+# $ORIGIN/../lib, beside which dist.sh puts every library they need but the
+# C library's. An RPATH, not a RUNPATH: the executable's RPATH also serves
+# the libraries' own dependencies (libmicrohttpd's gnutls, ...).
+# ---------------------------------------------------------------------------
+DIST_PROGRAMS := naobodyd naoguard naoctl naocap cm5ctl parolctl
+DIST_DIR := $(O)/dist
+DIST_TARBALL := $(DIST_DIR)/naobody-$(NAOBODY_RELEASE)-x86_64.tar.gz
+DIST_RPATH := -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/../lib'
+
+define dist_program_rule
+$(DIST_DIR)/bin/$(1): $(call objs,$($(1)_SRCS),obj) $(call link_libs,$(1),obj)
+	$$(quiet) LD $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && $(CC) $(LDFLAGS) $$(DIST_RPATH) -o $$@ $$^ $($(1)_LDLIBS)
+endef
+$(foreach p,$(DIST_PROGRAMS),$(eval $(call dist_program_rule,$(p))))
+
+.PHONY: dist
+dist: $(addprefix $(DIST_DIR)/bin/,$(DIST_PROGRAMS))
+	$(Q)DIST_PROGRAMS="$(DIST_PROGRAMS)" \
+		DIST_LINKS="$(filter $(addprefix %=,$(DIST_PROGRAMS)),$(PROGRAM_LINKS))" \
+		DIST_MAN_PAGES="$(filter $(addprefix %/,$(addsuffix .1,$(DIST_PROGRAMS)) \
+			$(addsuffix .8,$(DIST_PROGRAMS))),$(MAN_PAGES))" \
+		DIST_WWW_FILES="$(NAOBODYD_WWW_FILES)" \
+		$(srctree)/scripts/dist.sh $(DIST_DIR)/bin $(DIST_TARBALL)
