@@ -45,6 +45,8 @@ for p in $DIST_PROGRAMS; do
 	install -m 0755 "$bindir/$p" "$top/bin/$p"
 	strip --strip-debug "$top/bin/$p"
 done
+# naobody-deploy: from a PC that has the bundle, onto the robot.
+install -m 0755 "$srctree/userspace/tools/naobody-deploy/naobody-deploy" "$top/bin/"
 for l in ${DIST_LINKS:-}; do
 	ln -s "${l#*=}" "$top/bin/${l%%=*}"
 done
@@ -88,7 +90,7 @@ done
 # --- data, documentation ---------------------------------------------------
 install -m 0644 $DIST_WWW_FILES "$top/share/naobodyd/www/"
 install -m 0644 "$srctree/userspace/sim/nao6/nao6.xml" "$top/share/naobodyd/sim/"
-for m in $DIST_MAN_PAGES; do
+for m in $DIST_MAN_PAGES "$srctree/userspace/tools/naobody-deploy/naobody-deploy.8"; do
 	sec=${m##*.}
 	install -D -m 0644 "$m" "$top/share/man/man$sec/$(basename "$m")"
 done
