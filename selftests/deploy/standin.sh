@@ -235,8 +235,10 @@ systemd-nspawn -q -D "$root" --boot --register=no --keep-unit \
 	>"$dir/nspawn.log" 2>&1 </dev/null &
 echo $! >"$dir/nspawn.pid"
 ssh_cmd="ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -i $dir/id -o UserKnownHostsFile=$dir/known_hosts -o StrictHostKeyChecking=yes -o ConnectTimeout=5"
-# Booted when its sshd answers and HAL and LoLA run.
-for _ in $(seq 300); do
+# Booted when its sshd answers and HAL and LoLA run: about 2 s; 120 s is a
+# bound only a hang reaches.
+end=$((SECONDS + 120))
+while ((SECONDS < end)); do
 	if out=$(ip netns exec "$netns" $ssh_cmd root@127.0.0.1 \
 		'test -S /tmp/robocup && systemctl is-active hal.service lola.service team.service' 2>/dev/null) &&
 		[[ $(echo $out) == "active active active" ]]; then
@@ -247,7 +249,7 @@ for _ in $(seq 300); do
 	sleep 0.2
 done
 [[ $(echo ${out:-}) == "active active active" ]] ||
-	{ echo "standin: not up after 60 s (hal, lola, team: ${out:-no answer})" >&2; tail -n 20 "$dir/nspawn.log" >&2; exit 1; }
+	{ echo "standin: not up after 120 s (hal, lola, team: ${out:-no answer})" >&2; tail -n 20 "$dir/nspawn.log" >&2; exit 1; }
 echo "NETNS=$netns"
 echo "ROOT=$root"
 echo "USR_UPPER=$dir/usr-upper"
