@@ -12,6 +12,8 @@
 #   make check           the whole test suite (stock tier, then debug tier)
 #   make check-quick     the stock tier only
 #   make check-rt        the PREEMPT_RT tier only (every VM suite on 6.1-rt)
+#   make check-robot-kernel  both modules on a 6.12-rt kernel configured like the NAOs'
+#   make dist            a tarball of the daemons and tools that runs on any x86-64 glibc
 #   make matrix          both modules, W=1, against every kernel packaged here
 #   make dkms-test       a real dkms add/build/install/remove, host untouched
 #   make deb-install-test  the .debs installed and purged on a debootstrap root
@@ -552,3 +554,38 @@ dist: $(addprefix $(DIST_DIR)/bin/,$(DIST_PROGRAMS))
 			$(addsuffix .8,$(DIST_PROGRAMS))),$(MAN_PAGES))" \
 		DIST_WWW_FILES="$(NAOBODYD_WWW_FILES)" \
 		$(srctree)/scripts/dist.sh $(DIST_DIR)/bin $(DIST_TARBALL)
+
+# ---------------------------------------------------------------------------
+# make check-robot-kernel: our modules on a kernel configured like the NAOs'
+# (scripts/robot-kernel.sh: Debian's linux-source-6.12 with PREEMPT_RT,
+# HZ=1000, MODVERSIONS, no line discipline autoload, cdc-acm and ftdi_sio;
+# built once, cached). One VM: selftests/robot_kernel first (the config,
+# no autoload, what the tools say, the explicit load), then the programs
+# of other suites that load both modules and use them (ROBOT_VM_FILTER).
+# Modules are built against it in $(ROBOT_O), as the RT tier's are.
+# ---------------------------------------------------------------------------
+ROBOT_O := $(O)/robot
+ROBOT_KDIR = $(shell $(srctree)/scripts/robot-kernel.sh --dir)
+ROBOT_KVER = $(shell cat $(ROBOT_KDIR)/kernel.release)
+ROBOT_TIME_SCALE := 2
+ROBOT_VM_ENV_BASE = KVER=$(ROBOT_KVER) MODDIR=$(ROBOT_KDIR)/modules/lib/modules/$(ROBOT_KVER) \
+	KO_DIR=$(ROBOT_O)/src VM_TIMEOUT_SCALE=$(ROBOT_TIME_SCALE)
+ROBOT_ONLY_SUITES := $(filter-out $(VM_SUITES),$(ROBOT_VM_SUITES))
+$(foreach s,$(ROBOT_ONLY_SUITES),$(eval $(call vm_suite_rule,$(s))))
+export $(foreach s,$(ROBOT_ONLY_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
+ROBOT_VM_BINS := $(foreach s,$(ROBOT_ONLY_SUITES),$(addprefix $(O)/vm/tests/$(s)/,$($(s)_VM_PROGS)))
+
+.PHONY: robot-kernel robot-modules check-robot-kernel
+robot-kernel:
+	$(Q)$(srctree)/scripts/robot-kernel.sh
+
+robot-modules: robot-kernel
+	$(Q)mkdir -p $(ROBOT_O)/src
+	$(Q)cd $(ROBOT_O)/src && $(DEBUG_SRCS) -delete 2>/dev/null; find . -name '*.ko' -delete
+	$(Q)cd $(srctree) && $(DEBUG_SRCS) -exec cp -p --parents {} $(ROBOT_O)/src/ \;
+	$(Q)$(MAKE) -C $(ROBOT_KDIR)/build M=$(ROBOT_O)/src modules
+
+check-robot-kernel: robot-modules userspace vm-programs $(ROBOT_VM_BINS)
+	$(Q)$(call vm_env,$(ROBOT_VM_SUITES)) $(ROBOT_VM_ENV_BASE) $(srctree)/scripts/vm/run.sh --test \
+		--name robot-vm --kernel $(ROBOT_KDIR)/bzImage --filter $(ROBOT_VM_FILTER) \
+		--append "nbvm.timescale=$(ROBOT_TIME_SCALE) $(VM_APPEND)" $(VM_ARGS)
