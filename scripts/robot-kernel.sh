@@ -8,7 +8,8 @@
 # check-robot-kernel boots it with our modules built against it.
 #
 #   robot-kernel.sh          build it unless the cache already has it
-#                            (about 15 min on 2 idle cores)
+#                            (90 min measured on 2 cores shared with
+#                            three VMs and builds; less on idle ones)
 #   robot-kernel.sh --dir    print its cache directory (built or not)
 #
 # The cache and what a build leaves: scripts/lib/kernel-build.sh, in
