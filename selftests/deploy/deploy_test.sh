@@ -32,7 +32,17 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nbdeploy.XXXXXX")
 standin() { "$here/standin.sh" "$@"; }
-trap 'standin down "$work/robot" >/dev/null 2>&1; rm -rf "$work"' EXIT
+# The stand-in goes down however the test ends: a timeout's SIGTERM too,
+# and one that comes while it boots (the boot is waited for in the
+# background, so that the trap runs, and stopped first).
+upid=
+cleanup() {
+	[[ -z $upid ]] || { kill "$upid" 2>/dev/null; wait "$upid" 2>/dev/null; }
+	standin down "$work/robot" >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' TERM INT
 
 # The bundle and a module (the tree's own builds).
 make -C "$srctree" -s --no-print-directory dist >"$work/dist.log" 2>&1 ||
@@ -42,7 +52,13 @@ ko=$srctree/kernel/naobody/naobody.ko
 [[ -f $ko ]] || make -C "$srctree" -s --no-print-directory modules >"$work/modules.log" 2>&1
 [[ -f $ko ]] || { not_ok "make modules"; sed 's/^/#   /' "$work/modules.log"; tap_done; }
 
-if ! env=$(standin up "$work/robot" 2>"$work/standin.err"); then
+standin up "$work/robot" >"$work/standin.env" 2>"$work/standin.err" &
+upid=$!
+wait "$upid"
+rc=$?
+upid=
+env=$(cat "$work/standin.env")
+if [[ $rc != 0 ]]; then
 	not_ok "the stand-in robot boots (HAL, LoLA and the team's unit active, sshd answers)"
 	sed 's/^/#   /' "$work/standin.err"
 	tap_done
