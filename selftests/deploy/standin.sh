@@ -32,7 +32,8 @@ set -euo pipefail
 cmd=${1:?up or down}
 dir=${2:?directory}
 root=$dir/root
-netns=naobody-standin-$(basename "$dir")
+# Unique per directory: two tests may run at once (two checkouts).
+netns=naobody-standin-$(realpath -m "$dir" | md5sum | cut -c1-8)
 
 case $cmd in
 down)
