@@ -12,6 +12,8 @@
 #   make check           the whole test suite (stock, debug and PREEMPT_RT tiers)
 #   make check-quick     the stock tier only
 #   make check-rt        the PREEMPT_RT tier only (every VM suite on 6.12-rt)
+#   make check-robot-kernel  both modules on a 6.12-rt kernel configured like the NAOs'
+#   make dist            a tarball of the daemons and tools that runs on any x86-64 glibc
 #   make matrix          both modules, W=1, against every kernel packaged here
 #   make dkms-test       a real dkms add/build/install/remove, host untouched
 #   make deb-install-test  the .debs installed and purged on a debootstrap root
@@ -239,7 +241,7 @@ VM_BINS := $(foreach s,$(VM_SUITES) $(VM_BENCH_SUITES),$(addprefix $(O)/vm/tests
 # ---------------------------------------------------------------------------
 # Targets
 # ---------------------------------------------------------------------------
-.PHONY: matrix dkms-test deb-install-test check-rt vm-shell-rt rt-kernel rt-modules check-rt-vm fresh-machine-test vm-demo docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
+.PHONY: install-userspace matrix dkms-test deb-install-test check-rt vm-shell-rt rt-kernel rt-modules check-rt-vm fresh-machine-test vm-demo docs-check install dkms-install all deps modules userspace unit-tests fuzzers vm-programs clean \
 	lint check check-quick check-debug unit fuzz-smoke fuzz vm-test vm-shell \
 	demo bench debug-kernel help
 
@@ -278,8 +280,12 @@ MANDIR ?= $(PREFIX)/share/man
 UDEVDIR ?= /lib/udev
 SYSTEMDDIR ?= /lib/systemd
 
-install: all
+install: all install-userspace
 	$(Q)$(MAKE) -C $(KDIR) M=$(srctree) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+
+# All of it but the modules, which a Yocto image builds in a recipe of their
+# own (packaging/yocto/meta-naobody).
+install-userspace: userspace
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(INCLUDEDIR)/naobody
 	$(Q)install -m 0755 $(addprefix $(O)/bin/,$(INSTALL_PROGRAMS)) $(DESTDIR)$(BINDIR)/
@@ -323,7 +329,7 @@ install: all
 	$(Q)install -D -m 0644 $(srctree)/packaging/tmpfiles.d/naobodyd.conf \
 		$(DESTDIR)$(PREFIX)/lib/tmpfiles.d/naobodyd.conf
 	$(Q)install -d $(DESTDIR)$(SYSTEMDDIR)/system-shutdown
-	$(Q)sed 's|exec chest-harakiri|exec $(BINDIR)/chest-harakiri|' \
+	$(Q)sed 's|$$(chest-harakiri |$$($(BINDIR)/chest-harakiri |' \
 		$(srctree)/packaging/systemd/naobody-harakiri \
 		> $(DESTDIR)$(SYSTEMDDIR)/system-shutdown/naobody-harakiri
 	$(Q)chmod 0755 $(DESTDIR)$(SYSTEMDDIR)/system-shutdown/naobody-harakiri
@@ -556,3 +562,67 @@ check-rt-vm: rt-modules userspace vm-programs
 
 vm-shell-rt: rt-modules userspace vm-programs
 	$(Q)$(call vm_env,$(RT_VM_SUITES)) $(RT_VM_ENV_BASE) $(srctree)/scripts/vm/run.sh --shell $(RT_VM_ARGS) $(VM_ARGS)
+
+# ---------------------------------------------------------------------------
+# make dist: a tarball of naobodyd, naoguard and the tools that runs on any
+# x86-64 Linux with glibc (scripts/dist.sh; Documentation/install.rst). The
+# programs are linked again from the same objects with an RPATH of
+# $ORIGIN/../lib, beside which dist.sh puts every library they need but the
+# C library's. An RPATH, not a RUNPATH: the executable's RPATH also serves
+# the libraries' own dependencies (libmicrohttpd's gnutls, ...).
+# ---------------------------------------------------------------------------
+DIST_PROGRAMS := naobodyd naoguard naoctl naocap cm5ctl parolctl
+DIST_DIR := $(O)/dist
+DIST_TARBALL := $(DIST_DIR)/naobody-$(NAOBODY_RELEASE)-x86_64.tar.gz
+DIST_RPATH := -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/../lib'
+
+define dist_program_rule
+$(DIST_DIR)/bin/$(1): $(call objs,$($(1)_SRCS),obj) $(call link_libs,$(1),obj)
+	$$(quiet) LD $$(@:$(O)/%=%)
+	$(Q)mkdir -p $$(@D) && $(CC) $(LDFLAGS) $$(DIST_RPATH) -o $$@ $$^ $($(1)_LDLIBS)
+endef
+$(foreach p,$(DIST_PROGRAMS),$(eval $(call dist_program_rule,$(p))))
+
+.PHONY: dist
+dist: $(addprefix $(DIST_DIR)/bin/,$(DIST_PROGRAMS))
+	$(Q)DIST_PROGRAMS="$(DIST_PROGRAMS)" \
+		DIST_LINKS="$(filter $(addprefix %=,$(DIST_PROGRAMS)),$(PROGRAM_LINKS))" \
+		DIST_MAN_PAGES="$(filter $(addprefix %/,$(addsuffix .1,$(DIST_PROGRAMS)) \
+			$(addsuffix .8,$(DIST_PROGRAMS))),$(MAN_PAGES))" \
+		DIST_WWW_FILES="$(NAOBODYD_WWW_FILES)" \
+		$(srctree)/scripts/dist.sh $(DIST_DIR)/bin $(DIST_TARBALL)
+
+# ---------------------------------------------------------------------------
+# make check-robot-kernel: our modules on a kernel configured like the NAOs'
+# (scripts/robot-kernel.sh: Debian's linux-source-6.12 with PREEMPT_RT,
+# HZ=1000, MODVERSIONS, no line discipline autoload, cdc-acm and ftdi_sio;
+# built once, cached). One VM: selftests/robot_kernel first (the config,
+# no autoload, what the tools say, the explicit load), then the programs
+# of other suites that load both modules and use them (ROBOT_VM_FILTER).
+# Modules are built against it in $(ROBOT_O), as the RT tier's are.
+# ---------------------------------------------------------------------------
+ROBOT_O := $(O)/robot
+ROBOT_KDIR = $(shell $(srctree)/scripts/robot-kernel.sh --dir)
+ROBOT_KVER = $(shell cat $(ROBOT_KDIR)/kernel.release)
+ROBOT_TIME_SCALE := 2
+ROBOT_VM_ENV_BASE = KVER=$(ROBOT_KVER) MODDIR=$(ROBOT_KDIR)/modules/lib/modules/$(ROBOT_KVER) \
+	KO_DIR=$(ROBOT_O)/src VM_TIMEOUT_SCALE=$(ROBOT_TIME_SCALE)
+ROBOT_ONLY_SUITES := $(filter-out $(VM_SUITES),$(ROBOT_VM_SUITES))
+$(foreach s,$(ROBOT_ONLY_SUITES),$(eval $(call vm_suite_rule,$(s))))
+export $(foreach s,$(ROBOT_ONLY_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
+ROBOT_VM_BINS := $(foreach s,$(ROBOT_ONLY_SUITES),$(addprefix $(O)/vm/tests/$(s)/,$($(s)_VM_PROGS)))
+
+.PHONY: robot-kernel robot-modules check-robot-kernel
+robot-kernel:
+	$(Q)$(srctree)/scripts/robot-kernel.sh
+
+robot-modules: robot-kernel
+	$(Q)mkdir -p $(ROBOT_O)/src
+	$(Q)cd $(ROBOT_O)/src && $(DEBUG_SRCS) -delete 2>/dev/null; find . -name '*.ko' -delete
+	$(Q)cd $(srctree) && $(DEBUG_SRCS) -exec cp -p --parents {} $(ROBOT_O)/src/ \;
+	$(Q)$(MAKE) -C $(ROBOT_KDIR)/build M=$(ROBOT_O)/src modules
+
+check-robot-kernel: robot-modules userspace vm-programs $(ROBOT_VM_BINS)
+	$(Q)$(call vm_env,$(ROBOT_VM_SUITES)) $(ROBOT_VM_ENV_BASE) $(srctree)/scripts/vm/run.sh --test \
+		--name robot-vm --kernel $(ROBOT_KDIR)/bzImage --filter $(ROBOT_VM_FILTER) \
+		--append "nbvm.timescale=$(ROBOT_TIME_SCALE) $(VM_APPEND)" $(VM_ARGS)

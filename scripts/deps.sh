@@ -27,7 +27,7 @@ esac
 PACKAGES="
 	build-essential make gcc pkg-config git xz-utils
 	clang libclang-rt-14-dev llvm
-	linux-headers-amd64 linux-image-amd64 linux-source-6.1 kmod dkms debootstrap
+	linux-headers-amd64 linux-image-amd64 linux-source-6.1 linux-source-6.12 kmod dkms debootstrap
 	qemu-system-x86 busybox-static cpio
 	sparse valgrind
 	libmsgpack-dev libmnl-dev zlib1g-dev libturbojpeg0-dev
@@ -42,6 +42,7 @@ PACKAGES="
 	bc flex bison libelf-dev libssl-dev dwarves
 	device-tree-compiler dt-schema
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+	openssh-server openssh-client
 "
 
 cache=${NAOBODY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/naobody}
@@ -68,6 +69,19 @@ done
 
 if [ -n "$missing" ]; then
 	echo "deps: installing:$missing"
+	# openssh-server is for naobody-deploy's test, which runs its own sshd
+	# in a network namespace: installing it must not start or enable an
+	# SSH server on this machine. Debian's units and init script honour
+	# this file; it stays, and says why.
+	case " $missing " in
+	*" openssh-server "*)
+		if [ ! -e /etc/ssh/sshd_not_to_be_run ]; then
+			as_root mkdir -p /etc/ssh
+			echo "naobody's make deps: the tests run their own sshd; remove this file to run one here" |
+				as_root tee /etc/ssh/sshd_not_to_be_run >/dev/null
+		fi
+		;;
+	esac
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
 	# shellcheck disable=SC2086 # word splitting is the point
 	as_root env DEBIAN_FRONTEND=noninteractive \

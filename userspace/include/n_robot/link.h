@@ -99,5 +99,13 @@ int64_t nr_now_ms(void);
  * N_ROBOT_LDISC, which the module autoloads as.
  */
 int nr_link_ldisc_number(void);
+/*
+ * Whether the n_robot module is loaded (its sysfs parameter is there). A
+ * kernel without CONFIG_LDISC_AUTOLOAD (NAO OS 2.8's) loads a line
+ * discipline's module on TIOCSETD only for a caller with CAP_SYS_MODULE:
+ * anyone else gets EPERM until it is loaded (modprobe n_robot, or the udev
+ * rule 71-n_robot.rules for a port it names).
+ */
+bool nr_link_module_loaded(void);
 
 #endif /* _N_ROBOT_LINK_H */

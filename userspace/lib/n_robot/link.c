@@ -43,6 +43,13 @@ int nr_link_ldisc_number(void)
 	return v > 0 && v < 64 ? (int)v : N_ROBOT_LDISC;
 }
 
+bool nr_link_module_loaded(void)
+{
+	const char *path = getenv("N_ROBOT_LDISC_SYSFS");
+
+	return access(path ? path : N_ROBOT_LDISC_SYSFS, F_OK) == 0;
+}
+
 int nr_link_parse_mode(const char *s)
 {
 	if (!strcasecmp(s, "auto"))

@@ -146,7 +146,9 @@ static void explain(const char *what, int err)
 		hint = " (add yourself to the dialout group)";
 		break;
 	case EPERM:
-		hint = " (the n_robot line discipline needs CAP_NET_ADMIN: run as root, or use --ldisc=no)";
+		hint = nr_link_module_loaded() ?
+		       " (the n_robot line discipline needs CAP_NET_ADMIN: run as root, or use --ldisc=no)" :
+		       " (the n_robot module is not loaded, and this kernel loads it only for a caller that may load modules: run 'modprobe n_robot' as root, or use --ldisc=no)";
 		break;
 	case ETIMEDOUT:
 	case ENOLINK:
