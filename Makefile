@@ -309,8 +309,8 @@ install-userspace: userspace
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/nrobot.pc
 	$(Q)$(foreach m,$(MAN_PAGES),install -D -m 0644 $(m) \
 		$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
-	$(Q)install -D -m 0644 $(srctree)/packaging/udev/70-naobody.rules \
-		$(DESTDIR)$(UDEVDIR)/rules.d/70-naobody.rules
+	$(Q)install -D -m 0644 $(srctree)/packaging/udev/91-naobody.rules \
+		$(DESTDIR)$(UDEVDIR)/rules.d/91-naobody.rules
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(UDEVDIR)/rules.d $(srctree)/packaging/udev/71-n_robot.rules
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(SYSTEMDDIR)/system \
 		$(srctree)/packaging/systemd/n_robot-cm5@.service \

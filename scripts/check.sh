@@ -134,12 +134,19 @@ debug_tier() {
 }
 
 # The PREEMPT_RT tier: Debian's 6.12-rt image (fetched once into the cache)
-# and every stock VM suite on it.
+# and every stock VM suite on it; then a 6.12-rt kernel configured like the
+# NAOs' (built once from linux-source-6.12, cached): both modules load, and
+# the line discipline works where it is not autoloaded.
 rt_tier() {
 	if run_step rt-kernel whole "build/RT kernel and modules" mk rt-modules; then
 		run_step rt-vm mk check-rt-vm
 	else
 		run_step rt-vm not_run rt-vm
+	fi
+	if run_step robot-kern whole "build/robot kernel and modules" mk robot-modules; then
+		run_step robot-vm mk check-robot-kernel
+	else
+		run_step robot-vm not_run robot-vm
 	fi
 }
 

@@ -107,7 +107,7 @@ done
 grep -q "^ExecStart=$prefix/bin/naobodyd .*--www $prefix/share/naobodyd/www$" \
 	"$top/system/naobodyd.service" ||
 	{ echo "dist: naobodyd.service's ExecStart was not pointed at the bundle" >&2; exit 1; }
-install -m 0644 "$pkg/udev/70-naobody.rules" "$pkg/udev/71-n_robot.rules" \
+install -m 0644 "$pkg/udev/91-naobody.rules" "$pkg/udev/71-n_robot.rules" \
 	"$pkg/modprobe.d/naobody.conf" "$top/system/"
 install -m 0644 "$pkg/sysusers.d/naobody.conf" "$top/system/sysusers-naobody.conf"
 install -m 0644 "$pkg/tmpfiles.d/naobodyd.conf" "$top/system/tmpfiles-naobodyd.conf"

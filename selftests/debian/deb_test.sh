@@ -40,7 +40,7 @@ has() {
 }
 has naobody-dkms 'usr/src/naobody-[^/]+/dkms.conf' 'usr/src/naobody-[^/]+/Kbuild' \
 	'usr/src/naobody-[^/]+/kernel/naobody/main.c' 'usr/src/naobody-[^/]+/kernel/n_robot/Kbuild' \
-	'usr/src/naobody-[^/]+/uapi/linux/naobody.h' lib/udev/rules.d/70-naobody.rules \
+	'usr/src/naobody-[^/]+/uapi/linux/naobody.h' lib/udev/rules.d/91-naobody.rules \
 	usr/lib/sysusers.d/naobody.conf
 has naobodyd usr/bin/naobodyd usr/bin/naoguard lib/systemd/system/naobodyd.service \
 	lib/systemd/system/naoguard.service usr/lib/tmpfiles.d/naobodyd.conf 'usr/share/man/man8/naoguard.8.gz' \

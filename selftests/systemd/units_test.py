@@ -30,7 +30,7 @@ INSTANCE = "ttyUSB0"
 MAX_EXPOSURE = 1.7
 
 results = []
-PLAN = 13
+PLAN = 14
 
 
 def tap(ok, name, why=""):
@@ -177,8 +177,21 @@ def test_realtime():
         tap(ok, f"{u}: SCHED_FIFO {prio} from systemd and itself, no capability", repr(got))
 
 
+def test_rule_order():
+    """The head bus's rule matches the name HULKs-OS's 90-hal.rules gives the
+    head's USB-I2C bridge (i2c-head): udev runs rules files in the order of
+    their names, so ours must sort after it, or it never sees that name."""
+    rules = sorted(os.listdir(os.path.join(PKG, "udev")) + ["90-hal.rules"])
+    ours = [r for r in rules if "naobody" in r and "n_robot" not in r]
+    with open(os.path.join(PKG, "udev", ours[0])) as f:
+        heads = 'SYMLINK=="i2c-head"' in f.read()
+    ok = len(ours) == 1 and heads and rules.index(ours[0]) > rules.index("90-hal.rules")
+    tap(ok, "the head bus's udev rule runs after HULKs-OS's 90-hal.rules, which names i2c-head",
+        f"order: {rules}")
+
+
 def test_group(tmp):
-    with open(os.path.join(PKG, "udev", "70-naobody.rules")) as f:
+    with open(os.path.join(PKG, "udev", "91-naobody.rules")) as f:
         m = re.search(r'GROUP="([^"]+)"', f.read())
     root = os.path.join(tmp, "root")
     os.makedirs(os.path.join(root, "etc"))
@@ -269,6 +282,7 @@ def main():
         test_realtime()
         test_group(tmp)
         test_templates(tmp)
+    test_rule_order()
     test_lola_link()
     test_robot_rule()
     ready([os.path.join(O, "bin", "naoguard"), "--priority", "0", "--bind", "127.0.0.1",
