@@ -164,6 +164,9 @@ def inside(root):
     d = subprocess.Popen(["chroot", root, f"{top}/bin/naobodyd", "--sim", "--bind", "127.0.0.1",
                           "--no-guard", "--no-audio", "--lola", "/tmp/robocup",
                           "--state-dir", "/var/lib/naobodyd",
+                          # as root it stays root: this root has no other user,
+                          # and its namespace could not switch to one
+                          "--user", "root",
                           "--www", f"{top}/share/naobodyd/www"],
                          stdout=log, stderr=subprocess.STDOUT)
     try:
