@@ -15,10 +15,10 @@
 
 #include <msgpack.h>
 
-#include "../../userspace/naobodyd/api.h"
-#include "../../userspace/naobodyd/codec.h"
-#include "../../userspace/naobodyd/lola.h"
-#include "../../userspace/naobodyd/mpcheck.h"
+#include "api/api.h"
+#include "api/codec.h"
+#include "lola/lola.h"
+#include "mpcheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

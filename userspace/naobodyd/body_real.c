@@ -19,7 +19,7 @@
 #include <naobody/naobody.h>
 
 #include "body.h"
-#include "head_bus.h"
+#include "head/head_bus.h"
 #include "log.h"
 #include "naobodyd.h"
 #include "nb_codec.h"

@@ -38,7 +38,7 @@
 
 #include "body.h"
 #include "clock.h"
-#include "head_bus.h"
+#include "head/head_bus.h"
 #include "joints.h"
 #include "log.h"
 #include "naobodyd.h"

@@ -20,12 +20,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "clock.h"
-#include "codec.h"
+#include "api/codec.h"
 #include "joints.h"
 #include "log.h"
-#include "lola.h"
+#include "lola/lola.h"
 #include "naobodyd.h"
 
 static const char *const ctl_name[] = {

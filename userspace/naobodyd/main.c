@@ -22,15 +22,15 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "clock.h"
-#include "head_bus.h"
+#include "head/head_bus.h"
 #include "log.h"
-#include "lola.h"
+#include "lola/lola.h"
 #include "naobodyd.h"
 #include "privileges.h"
-#include "rest.h"
-#include "rest_serial.h"
+#include "rest/rest.h"
+#include "rest/rest_serial.h"
 
 /* quit: the network thread's loop; body_quit: the body thread's. */
 static volatile sig_atomic_t quit, body_quit, signals;

@@ -34,13 +34,13 @@
 
 #include "body.h"
 #include "handoff.h"
-#include "head_camera.h"
-#include "head_audio.h"
+#include "head/head_camera.h"
+#include "head/head_audio.h"
 #include "leds.h"
 #include "loop.h"
 #include "motion.h"
 #include "outq.h"
-#include "rest_cmd.h"
+#include "rest/rest_cmd.h"
 #include "watchdog.h"
 
 #define NAOBODYD_VERSION	"0.1"

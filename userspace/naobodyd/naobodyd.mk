@@ -2,18 +2,28 @@
 # naobodyd: the robot API (TCP 7700), the watchdog, the LoLA-compatible
 # socket and the simulated body.
 
+# Its sources name each other's headers from this folder ("rest/rest.h"
+# from anywhere, "rest_cmd.h" beside it), and so do its tests.
+NAOBODYD_INC := -I$(srctree)/userspace/naobodyd
+$(O)/obj/userspace/naobodyd/%.o $(O)/san/userspace/naobodyd/%.o: USER_CFLAGS += $(NAOBODYD_INC)
+$(O)/fuzz/userspace/naobodyd/%.o: BASE_CFLAGS += $(NAOBODYD_INC)
+
 # The parts that parse what peers send, alone, for the fuzzer too.
 LIBRARIES += nbdcodec
 nbdcodec_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	mpcheck.c codec.c lola_codec.c outq.c log.c joints.c head_bus_table.c)
+	mpcheck.c api/codec.c lola/lola_codec.c outq.c log.c joints.c head/head_bus_table.c)
 
 PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	main.c privileges.c core.c loop.c api.c lola.c lola_reader.c watchdog.c motion.c getup.c walk.c leg_kinematics.c poses.c fall.c leds.c head_bus.c \
-	body_sim.c body_real.c sim_control.c handoff.c rest.c rest_net.c rest_token.c rest_limit.c rest_conns.c rest_host.c \
-	rest_static.c rest_cmd.c rest_leds.c rest_boards.c head_audio.c rest_serial.c rest_serial_parse.c \
-	head_camera.c camera_jpeg.c robot_motions.c)
+	main.c privileges.c core.c loop.c handoff.c watchdog.c leds.c \
+	body_sim.c body_real.c sim_control.c robot_motions.c \
+	motion.c getup.c walk.c leg_kinematics.c poses.c fall.c \
+	api/api.c \
+	lola/lola.c lola/lola_reader.c \
+	head/head_bus.c head/head_audio.c head/head_camera.c head/camera_jpeg.c \
+	$(addprefix rest/, rest.c rest_net.c rest_token.c rest_limit.c rest_conns.c rest_host.c \
+		rest_static.c rest_cmd.c rest_leds.c rest_boards.c rest_serial.c rest_serial_parse.c))
 naobodyd_LIBS := nbdcodec nbcodec naobody cm5 parol6 nrlink nrframer
 naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack libmicrohttpd jansson libmnl libsystemd libturbojpeg alsa samplerate) \
 	-lz -lm -lpthread

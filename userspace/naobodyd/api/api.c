@@ -38,7 +38,7 @@
 #include "codec.h"
 #include "log.h"
 #include "handoff.h"
-#include "head_camera.h"
+#include "head/head_camera.h"
 #include "mpcheck.h"
 #include "naobodyd.h"
 
