@@ -15,7 +15,7 @@
 
 #include <msgpack.h>
 
-#include "capture.h"
+#include <capture/capture.h>
 
 static const struct {
 	const char *name;
