@@ -3,7 +3,7 @@
  * libFuzzer: everything naobodyd parses from a peer. One input is read as
  *   - a robot API frame's body: Speaker's byte walk (codec_decode_speaker(),
  *     which must accept only well-formed values and agree with the generic
- *     decoder), the structural check (mpcheck.c), then, when it passes,
+ *     decoder), the structural check (libmpread), then, when it passes,
  *     msgpack-c and the robot API decoder (codec.c) and the LoLA actuator
  *     parser (lola_codec.c);
  *   - a LoLA stream: values split by the structural check, each unpacked.
@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include <msgpack.h>
+#include <mpread/mpread.h>
 
 #include "api/api.h"
 #include "api/codec.h"
 #include "lola/lola.h"
-#include "mpcheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

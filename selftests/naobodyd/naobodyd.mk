@@ -30,7 +30,7 @@ $(O)/fuzz/selftests/naobodyd/%.o: BASE_CFLAGS += -I$(srctree)/userspace/naobodyd
 # actuator parser; seeds written by make_corpus.py.
 FUZZERS += fuzz_naobodyd_msgpack
 fuzz_naobodyd_msgpack_SRCS := $(srctree)/selftests/naobodyd/fuzz_msgpack.c
-fuzz_naobodyd_msgpack_LIBS := nbdcodec
+fuzz_naobodyd_msgpack_LIBS := nbdcodec mpread
 fuzz_naobodyd_msgpack_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
 fuzz_naobodyd_msgpack_CORPUS := $(srctree)/selftests/naobodyd/corpus
 

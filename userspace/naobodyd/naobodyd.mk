@@ -8,10 +8,11 @@ NAOBODYD_INC := -I$(srctree)/userspace/naobodyd
 $(O)/obj/userspace/naobodyd/%.o $(O)/san/userspace/naobodyd/%.o: USER_CFLAGS += $(NAOBODYD_INC)
 $(O)/fuzz/userspace/naobodyd/%.o: BASE_CFLAGS += $(NAOBODYD_INC)
 
-# The parts that parse what peers send, alone, for the fuzzer too.
+# The parts that parse what peers send, alone, for the fuzzer too; they
+# take their MessagePack through libmpread (userspace/lib/mpread).
 LIBRARIES += nbdcodec
 nbdcodec_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	mpcheck.c api/codec.c lola/lola_codec.c outq.c log.c joints.c head/head_bus_table.c)
+	api/codec.c lola/lola_codec.c outq.c log.c joints.c head/head_bus_table.c)
 
 PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
@@ -24,7 +25,7 @@ naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
 	head/head_bus.c head/head_audio.c head/head_camera.c head/camera_jpeg.c \
 	$(addprefix rest/, rest.c rest_net.c rest_token.c rest_limit.c rest_conns.c rest_host.c \
 		rest_static.c rest_cmd.c rest_leds.c rest_boards.c rest_serial.c rest_serial_parse.c))
-naobodyd_LIBS := nbdcodec nbcodec naobody cm5 parol6 nrlink nrframer
+naobodyd_LIBS := nbdcodec mpread nbcodec naobody cm5 parol6 nrlink nrframer
 naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack libmicrohttpd jansson libmnl libsystemd libturbojpeg alsa samplerate) \
 	-lz -lm -lpthread
 

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <msgpack.h>
+#include <mpread/mpread.h>
 
 #include "api.h"
 #include "clock.h"
@@ -39,7 +40,6 @@
 #include "log.h"
 #include "handoff.h"
 #include "head/head_camera.h"
-#include "mpcheck.h"
 #include "naobodyd.h"
 
 #define INLINE_FRAME		API_PRE_HELLO_FRAME

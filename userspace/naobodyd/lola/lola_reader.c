@@ -21,11 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mpread/mpread.h>
+
 #include "clock.h"
 #include "log.h"
 #include "lola.h"
 #include "lola_slots.h"
-#include "mpcheck.h"
 #include "naobodyd.h"
 
 static void client_free(struct loop_deferred *dead)

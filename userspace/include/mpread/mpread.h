@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: a structural check of MessagePack before msgpack-c sees it.
+ * libmpread: a structural check of MessagePack before msgpack-c sees it.
  *
  * msgpack-c's unpacker allocates room for every element of an array or map
  * as soon as it reads the header, before the elements arrive: five bytes
@@ -15,8 +15,8 @@
  * A value that passes is well formed, and unpacking it costs at most about
  * 48 bytes per value.
  */
-#ifndef NAOBODYD_MPCHECK_H
-#define NAOBODYD_MPCHECK_H
+#ifndef MPREAD_MPREAD_H
+#define MPREAD_MPREAD_H
 
 #include <stddef.h>
 #include <stdint.h>

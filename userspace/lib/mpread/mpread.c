@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: a structural check of MessagePack (see mpcheck.h). The layout
+ * libmpread: a structural check of MessagePack (see mpread.h). The layout
  * of each format byte is from the MessagePack specification.
  */
 #include <stdbool.h>
 
-#include "mpcheck.h"
+#include <mpread/mpread.h>
 
 static uint64_t be(const uint8_t *p, unsigned int n)
 {
