@@ -56,7 +56,7 @@ naobodyd_vm_bench_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm_bench
 # The LoLA sensor map: exactly 896 bytes, whatever the ids and values.
 UNIT_TESTS += naobodyd_lola_pack_test
 naobodyd_lola_pack_test_SRCS := $(srctree)/selftests/naobodyd/lola_pack_test.c
-naobodyd_lola_pack_test_LIBS := nbdcodec
+naobodyd_lola_pack_test_LIBS := nbdcodec mpread
 naobodyd_lola_pack_test_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
 
 # The log's queue: a reader that reads nothing blocks no one; drops are counted.

@@ -117,16 +117,15 @@ static enum input client_input(struct lola_client *c, int *budget)
 	size_t off = 0;
 
 	while (off < c->in_len) {
-		const char *why = NULL;
-		long n;
 		msgpack_unpacked u;
-		size_t uoff = 0;
+		const char *why;
+		long n;
 
 		if (*budget <= 0) {
 			ret = IN_BUDGET;
 			break;
 		}
-		n = mp_check(c->in + off, c->in_len - off, LOLA_IN_MAX, 4096, &why);
+		n = mp_unpack_stream(&u, c->in + off, c->in_len - off, LOLA_IN_MAX, 4096, &why);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -134,13 +133,6 @@ static enum input client_input(struct lola_client *c, int *budget)
 
 			snprintf(msg, sizeof(msg), "malformed MessagePack: %s", why);
 			client_close(c, msg);
-			return IN_CLOSED;
-		}
-		msgpack_unpacked_init(&u);
-		if (msgpack_unpack_next(&u, (const char *)c->in + off, (size_t)n, &uoff) !=
-		    MSGPACK_UNPACK_SUCCESS) {
-			msgpack_unpacked_destroy(&u);
-			client_close(c, "malformed MessagePack (msgpack-c refused it)");
 			return IN_CLOSED;
 		}
 		client_message(c, &u.data);
