@@ -670,6 +670,8 @@ static void shutdown_step(struct daemon *d)
 		deadline = now + SHUTDOWN_NS;
 		log_info("stopping: letting the clients go");
 		/* Its thread closes them; main ends it after the body thread. */
+		if (d->ctl == CTL_LOLA)
+			core_release(d, CTL_LOLA, d->ctl_who);
 		lola_stop(d->lola);
 		/* The robot API's clients are the network thread's: gone too. */
 		if (d->ctl == CTL_API)
@@ -839,7 +841,7 @@ static int serve(struct config *cfgp)
 		goto err_body;
 	/* LoLA first: once the API port answers, everything is ready. */
 	if (cfg.lola_path) {
-		d.lola = lola_create(&d, cfg.lola_path, cfg.lola_mode);
+		d.lola = lola_create(cfg.lola_path, cfg.lola_mode, &d.body->info, cfg.priority);
 		if (!d.lola)
 			goto err_motion;
 	}

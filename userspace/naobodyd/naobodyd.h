@@ -50,9 +50,6 @@
 #define LOLA_DEFAULT_PATH	"/tmp/robocup"
 #define DEVICE_DEFAULT_PATH	"/dev/naobody"
 
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-
 struct config {
 	const char *bind;		/* NULL: every interface */
 	uint16_t port;
@@ -127,7 +124,6 @@ struct daemon {
 	struct body_frame frame;	/* the newest */
 	bool have_frame;
 	struct nb_actuators cmd;	/* written this cycle */
-	struct nb_actuators lola_cmd;	/* the LoLA client's, every key retained */
 	bool lola_driving;		/* this cycle's command was the LoLA client's */
 	bool may_stiffen;		/* last cycle's calibration gate (core.c) */
 	struct motion_status status;

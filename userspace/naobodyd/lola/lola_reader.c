@@ -27,7 +27,6 @@
 #include "log.h"
 #include "lola.h"
 #include "lola_slots.h"
-#include "naobodyd.h"
 
 static void client_free(struct loop_deferred *dead)
 {
@@ -102,7 +101,7 @@ static void client_message(struct lola_client *c, const msgpack_object *o)
 	cmd.client = c->id;
 	cmd.time_ns = mono_ns();
 	cmd.act = c->cmd;
-	handoff_lola_put(&l->d->handoff, &cmd);
+	lola_box_put(&l->box, &cmd);
 }
 
 enum input { IN_MORE, IN_BUDGET, IN_CLOSED };
@@ -367,7 +366,7 @@ static void *lola_thread(void *arg)
 	struct lola *l = arg;
 	sigset_t all;
 
-	struct sched_param sp = { .sched_priority = l->d->cfg->priority - 1 };
+	struct sched_param sp = { .sched_priority = l->priority - 1 };
 	int err;
 
 	sigfillset(&all);
