@@ -17,7 +17,7 @@ nbdcodec_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
 PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	main.c privileges.c core.c loop.c handoff.c watchdog.c leds.c \
+	main.c options.c privileges.c core.c loop.c handoff.c watchdog.c leds.c \
 	body_sim.c body_real.c sim_control.c robot_motions.c \
 	motion.c getup.c walk.c leg_kinematics.c poses.c fall.c \
 	api/api.c \
@@ -35,12 +35,12 @@ naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack libmicrohttpd jansson li
 # PREFIX set after the fragments (or on the command line) is the one used.
 NAOBODYD_WWW_FILES := $(wildcard $(srctree)/userspace/naobodyd/www/*)
 NAOBODYD_WWW_DIR ?= $(PREFIX)/share/naobodyd/www
-$(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: \
+$(O)/obj/userspace/naobodyd/options.o $(O)/san/userspace/naobodyd/options.o: \
 	USER_CFLAGS += -DNAOBODYD_WWW_DIR='"$(NAOBODYD_WWW_DIR)"'
-# main.o again when that changes (make install PREFIX=/usr after a make):
+# options.o again when that changes (make install PREFIX=/usr after a make):
 # the stamp is rewritten, and so newer, only when its text differs.
 NAOBODYD_WWW_STAMP := $(O)/obj/userspace/naobodyd/www-dir.stamp
-$(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: $(NAOBODYD_WWW_STAMP)
+$(O)/obj/userspace/naobodyd/options.o $(O)/san/userspace/naobodyd/options.o: $(NAOBODYD_WWW_STAMP)
 $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
 	@mkdir -p $(@D) && echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME) $(abspath $(O)) $(srctree)' | \
 		cmp -s - $@ || \
@@ -50,13 +50,13 @@ $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
 # The physical simulated body's model (--sim-physics): make install puts
 # userspace/sim/nao6/nao6.xml in NAOBODYD_SIM_DIR, the --sim-model default;
 # the tests give the source tree's copy (--sim-model). Like the www
-# directory's, the stamp above rebuilds main.o when the path changes.
+# directory's, the stamp above rebuilds options.o when the path changes.
 NAOBODYD_SIM_DIR ?= $(PREFIX)/share/naobodyd/sim
-$(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: \
+$(O)/obj/userspace/naobodyd/options.o $(O)/san/userspace/naobodyd/options.o: \
 	USER_CFLAGS += -DNAOBODYD_SIM_MODEL='"$(NAOBODYD_SIM_DIR)/nao6.xml"'
-# The build's own binary runs from its tree (main.c, from_tree()): the
+# The build's own binary runs from its tree (options.c, from_tree()): the
 # tree's model and status page, nothing installed needed.
-$(O)/obj/userspace/naobodyd/main.o: USER_CFLAGS += \
+$(O)/obj/userspace/naobodyd/options.o: USER_CFLAGS += \
 	-DNAOBODYD_TREE_BIN='"$(abspath $(O))/bin/naobodyd"' \
 	-DNAOBODYD_TREE_WWW='"$(srctree)/userspace/naobodyd/www"' \
 	-DNAOBODYD_TREE_MODEL='"$(srctree)/userspace/sim/nao6/nao6.xml"'
