@@ -28,9 +28,8 @@
 #include <stdio.h>
 
 #include <n_robot/link.h>
+#include <nbtool/options.h>
 #include <nbtool/signals.h>
-
-#define NBTOOL_EXIT_USAGE	2
 
 struct nbtool_serial {
 	const char *prog;		/* for messages: "prog: ..." */
@@ -52,8 +51,8 @@ struct nbtool_serial {
 void nbtool_serial_init(struct nbtool_serial *t, const char *env, const char *dflt);
 
 /*
- * getopt's 'd' (--device), 'L' (--ldisc), 'h' (--help), 'V' (--version)
- * and its error: -1 when taken (go on), else the exit status to return.
+ * getopt's 'd' (--device), 'L' (--ldisc), and the rest as nbtool_option()
+ * takes them: -1 when taken (go on), else the exit status to return.
  */
 int nbtool_serial_option(struct nbtool_serial *t, int opt, const char *arg);
 

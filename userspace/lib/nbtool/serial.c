@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include <nbtool/serial.h>
-#include <nbtool/version.h>
 
 void nbtool_serial_init(struct nbtool_serial *t, const char *env, const char *dflt)
 {
@@ -31,14 +30,8 @@ int nbtool_serial_option(struct nbtool_serial *t, int opt, const char *arg)
 		}
 		t->mode = m;
 		return -1;
-	case 'h':
-		t->usage(stdout);
-		return 0;
-	case 'V':
-		return nbtool_version(t->prog);
 	default:
-		t->usage(stderr);
-		return NBTOOL_EXIT_USAGE;
+		return nbtool_option(t->prog, t->usage, opt);
 	}
 }
 

@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include <linux/n_robot.h>
+#include <nbtool/options.h>
 #include <nbtool/pty.h>
-#include <nbtool/version.h>
 
 #define S_PC_TIMEOUT			0x01
 #define S_DYNAMIXEL_TIMEOUT		0x02
@@ -576,11 +576,11 @@ int main(int argc, char **argv)
 			else if (colon && strcmp(colon + 1, "ax12")) {
 				fprintf(stderr, "cm5-emu: unknown model '%s' (ax12 or axs1)\n",
 					colon + 1);
-				return 2;
+				return NBTOOL_EXIT_USAGE;
 			}
 			if (id < 0 || id > N_ROBOT_CM5_MAX_ID) {
 				fprintf(stderr, "cm5-emu: id %d out of 0..253\n", id);
-				return 2;
+				return NBTOOL_EXIT_USAGE;
 			}
 			servo_defaults((uint8_t)id, model);
 			any = true;
@@ -609,14 +609,8 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			return nbtool_version("cm5-emu");
 		default:
-			usage(stderr);
-			return 2;
+			return nbtool_option("cm5-emu", usage, c);
 		}
 	}
 	if (!any) {

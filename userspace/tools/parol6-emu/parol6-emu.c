@@ -32,8 +32,8 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <nbtool/options.h>
 #include <nbtool/pty.h>
-#include <nbtool/version.h>
 
 #define JOINTS 6
 
@@ -540,14 +540,8 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			return nbtool_version("parol6-emu");
 		default:
-			usage(stderr);
-			return 2;
+			return nbtool_option("parol6-emu", usage, c);
 		}
 	}
 	for (j = 0; j < JOINTS; j++)
