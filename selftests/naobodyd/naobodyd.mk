@@ -26,8 +26,9 @@ BENCHES += $(srctree)/selftests/naobodyd/peers_bench.py
 $(O)/obj/selftests/naobodyd/%.o $(O)/san/selftests/naobodyd/%.o: USER_CFLAGS += -I$(srctree)/userspace/naobodyd
 $(O)/fuzz/selftests/naobodyd/%.o: BASE_CFLAGS += -I$(srctree)/userspace/naobodyd
 
-# libFuzzer: the structural check, the robot API decoder and the LoLA
-# actuator parser; seeds written by make_corpus.py.
+# libFuzzer: libmpread (the check, frames and streams unpacked, the raw
+# walk), the robot API decoder and the LoLA actuator parser; seeds written
+# by make_corpus.py.
 FUZZERS += fuzz_naobodyd_msgpack
 fuzz_naobodyd_msgpack_SRCS := $(srctree)/selftests/naobodyd/fuzz_msgpack.c
 fuzz_naobodyd_msgpack_LIBS := nbdcodec mpread
