@@ -7,7 +7,7 @@ CAPTURE_LDLIBS := -lpcap $(shell $(PKG_CONFIG) --libs msgpack) -lz
 
 UNIT_TESTS += capture_reader_test
 capture_reader_test_SRCS := $(srctree)/selftests/capture/reader_test.c
-capture_reader_test_LIBS := nbcapture
+capture_reader_test_LIBS := nbcapture mpread
 capture_reader_test_LDLIBS := $(CAPTURE_LDLIBS)
 
 # verify must find a layout it was not told: selftests/capture/*.layout
@@ -19,7 +19,7 @@ HOST_TESTS += $(srctree)/selftests/capture/naocap_test.sh
 
 FUZZERS += fuzz_capture_pcap
 fuzz_capture_pcap_SRCS := $(srctree)/selftests/capture/fuzz/fuzz_pcap.c
-fuzz_capture_pcap_LIBS := nbcapture
+fuzz_capture_pcap_LIBS := nbcapture mpread
 fuzz_capture_pcap_LDLIBS := $(CAPTURE_LDLIBS)
 fuzz_capture_pcap_CORPUS := $(srctree)/selftests/capture/corpus/pcap
 
@@ -35,5 +35,5 @@ capture_VM_KMODS := dummy_hcd libcomposite usb_f_fs configfs usbmon
 capture_VM_TIMEOUT := 240
 capture_VM_FILES := selftests/capture/naocap_vm.sh
 naocap_vm_test_SRCS := $(srctree)/selftests/capture/vm_standins.c
-naocap_vm_test_LIBS := nbcapture nbcodec
+naocap_vm_test_LIBS := nbcapture mpread nbcodec
 naocap_vm_test_LDLIBS := $(CAPTURE_LDLIBS) -lm

@@ -15,7 +15,7 @@
 #include <pcap/usb.h>
 
 #include "kselftest_harness.h"
-#include "../../userspace/lib/capture/capture.h"
+#include <capture/capture.h>
 
 struct writer {
 	pcap_t *pd;

@@ -30,7 +30,7 @@
 #include <linux/usbdevice_fs.h>
 
 #include "nb_codec.h"
-#include "../../userspace/lib/capture/capture.h"
+#include <capture/capture.h>
 
 static uint64_t now_ns(void)
 {

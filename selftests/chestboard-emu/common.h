@@ -10,9 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <emuctl/emuctl.h>
+#include <gadget/gadget.h>
+
 #include "nb_codec.h"
-#include "../../userspace/lib/emuctl/emuctl.h"
-#include "../../userspace/lib/gadget/gadget.h"
 #include "host.h"
 
 #define ALL_BOARDS	((1ULL << NB_BOARDS) - 1)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# naobodyd's speaker, microphones and mixer (userspace/naobodyd/head_audio.c)
+# naobodyd's speaker, microphones and mixer (userspace/naobodyd/head/head_audio.c)
 # against Debian's snd-aloop in the VM: tones measured on the loopback's far
 # side with alsa-utils' aplay and arecord, the mixer read back with amixer.
 # Stock tier only: the debug kernel has no sound (scripts/vm/debug.config).

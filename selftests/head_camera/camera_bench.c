@@ -17,7 +17,7 @@
 
 #include <turbojpeg.h>
 
-#include "../../userspace/naobodyd/camera_jpeg.h"
+#include "head/camera_jpeg.h"
 
 #define W	640
 #define H	480

@@ -9,8 +9,8 @@
 #include <turbojpeg.h>
 
 #include "kselftest_harness.h"
-#include "../../userspace/naobodyd/camera_jpeg.h"
-#include "../../userspace/naobodyd/head_camera.h"
+#include "head/camera_jpeg.h"
+#include "head/head_camera.h"
 
 #define MS	NSEC_PER_MSEC
 

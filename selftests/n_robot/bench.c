@@ -11,8 +11,8 @@
 #include <time.h>
 #include <valgrind/callgrind.h>
 
-#include "../../kernel/n_robot/cm5.h"
-#include "../../kernel/n_robot/parol6.h"
+#include <n_robot/cm5.h>
+#include <n_robot/parol6.h>
 
 static size_t frames;
 

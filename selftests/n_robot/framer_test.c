@@ -8,8 +8,8 @@
 
 #include "kselftest_harness.h"
 
-#include "../../kernel/n_robot/cm5.h"
-#include "../../kernel/n_robot/parol6.h"
+#include <n_robot/cm5.h>
+#include <n_robot/parol6.h>
 #include "stream.h"
 
 struct rx {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernel/n_robot/cm5.h"
-#include "../../kernel/n_robot/parol6.h"
+#include <n_robot/cm5.h>
+#include <n_robot/parol6.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 
 #include <naobody/naobody.h>
 
-#include "../../userspace/lib/emuctl/emuctl.h"
+#include <emuctl/emuctl.h>
 
 struct nbt {
 	struct nb_emu emu;

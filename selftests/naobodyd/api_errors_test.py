@@ -239,7 +239,7 @@ def every_message_documented():
     from nbtest import SRCTREE
     with open(os.path.join(SRCTREE, "Documentation", "robot-api.rst")) as f:
         doc = f.read()
-    with open(os.path.join(SRCTREE, "userspace", "naobodyd", "codec.c")) as f:
+    with open(os.path.join(SRCTREE, "userspace", "naobodyd", "api", "codec.c")) as f:
         codec = f.read()
     names = set(re.findall(r'\{ "([A-Za-z]+)", TR_', codec))          # ToRobot
     names |= set(re.findall(r'is_str\(name, "([A-Za-z]+)"\)', codec))  # Motion, Head

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The head bus's decoding table (userspace/naobodyd/head_bus_table.h) and
+ * The head bus's decoding table (userspace/naobodyd/head/head_bus_table.h) and
  * the head id's file (head_id_read()). The expected values come from the
  * datasheets' own examples and the spec's units, worked out here by hand,
  * not from the table: INA230 (TI SBOS601) bus voltage 1.25 mV per count
@@ -16,8 +16,8 @@
 
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/head_bus.h"
-#include "../../userspace/naobodyd/head_bus_table.h"
+#include "head/head_bus.h"
+#include "head/head_bus_table.h"
 
 static const struct head_bus_table *t = &head_bus_table;
 

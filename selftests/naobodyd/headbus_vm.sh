@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # naobodyd's head bus against Debian's i2c-stub, in the VM (stock tier):
 # the stub stands in for the head's touch pads, INA230 and TMP100 at the
-# provisional addresses of userspace/naobodyd/head_bus_table.c, and
+# provisional addresses of userspace/naobodyd/head/head_bus_table.c, and
 # headbus_test.py scripts their registers with i2c-tools' i2cset.
 cd "$(dirname "$0")" || exit 1
 . ./vm_env.sh

@@ -15,7 +15,7 @@
 
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/log.h"
+#include "log.h"
 
 #define LINES	2000
 

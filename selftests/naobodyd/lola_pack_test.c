@@ -12,7 +12,7 @@
 
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/lola.h"
+#include "lola/lola.h"
 
 /* The map's length by walking it: 13 keys, arrays of floats, fixints, strings. */
 static size_t walk(const uint8_t *p, char config[4][32])

@@ -62,7 +62,16 @@ def main():
     with open(os.path.join(OUT, "lola_stream"), "wb") as f:
         f.write(msgpack.packb(SEEDS["lola_partial"], use_single_float=True) * 2)
     raw = {"deep": b"\x91" * 20 + b"\xc0", "reserved": b"\xc1", "huge_array": b"\xdd\xff\xff\xff\xff",
-           "ext": b"\xd6\xff\x00\x00\x00\x00"}
+           "ext": b"\xd6\xff\x00\x00\x00\x00",
+           # Every format family once, for libmpread's mp_read() beside its check.
+           "formats": b"\xdd\x00\x00\x00\x0d\xc0\xc3\xc2" +
+                      b"\xcb\x3f\xf0\x00\x00\x00\x00\x00\x00\xca\xc0\x00\x00\x00" +
+                      b"\xcf" + b"\xff" * 8 + b"\xd3\x80" + b"\x00" * 7 +
+                      b"\xc4\x01\x00\xc5\x00\x01\x00\xdb\x00\x00\x00\x01a" +
+                      b"\xc7\x01\x05\x00\xd8\x01" + b"\x00" * 16 + b"\xdf\x00\x00\x00\x00",
+           # Speaker in wide encodings: str 16 key, map 16, array 16, int 16, uint 16, int 64.
+           "speaker_wide": b"\xde\x00\x01\xda\x00\x07Speaker\xde\x00\x01\xd9\x07samples" +
+                           b"\xdc\x00\x03\xd1\x80\x00\xcd\x7f\xff\xd3" + b"\xff" * 8}
     for name, data in raw.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)

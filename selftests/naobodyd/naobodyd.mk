@@ -22,11 +22,16 @@ BENCHES += $(srctree)/selftests/naobodyd/rest_bench.py
 # path's command-to-body latency in cycles.
 BENCHES += $(srctree)/selftests/naobodyd/peers_bench.py
 
-# libFuzzer: the structural check, the robot API decoder and the LoLA
-# actuator parser; seeds written by make_corpus.py.
+# The daemon's headers by its include path, as its own sources name them.
+$(O)/obj/selftests/naobodyd/%.o $(O)/san/selftests/naobodyd/%.o: USER_CFLAGS += -I$(srctree)/userspace/naobodyd
+$(O)/fuzz/selftests/naobodyd/%.o: BASE_CFLAGS += -I$(srctree)/userspace/naobodyd
+
+# libFuzzer: libmpread (the check, frames and streams unpacked, the raw
+# walk), the robot API decoder and the LoLA actuator parser; seeds written
+# by make_corpus.py.
 FUZZERS += fuzz_naobodyd_msgpack
 fuzz_naobodyd_msgpack_SRCS := $(srctree)/selftests/naobodyd/fuzz_msgpack.c
-fuzz_naobodyd_msgpack_LIBS := nbdcodec
+fuzz_naobodyd_msgpack_LIBS := nbdcodec mpread
 fuzz_naobodyd_msgpack_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
 fuzz_naobodyd_msgpack_CORPUS := $(srctree)/selftests/naobodyd/corpus
 
@@ -52,7 +57,7 @@ naobodyd_vm_bench_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm_bench
 # The LoLA sensor map: exactly 896 bytes, whatever the ids and values.
 UNIT_TESTS += naobodyd_lola_pack_test
 naobodyd_lola_pack_test_SRCS := $(srctree)/selftests/naobodyd/lola_pack_test.c
-naobodyd_lola_pack_test_LIBS := nbdcodec
+naobodyd_lola_pack_test_LIBS := nbdcodec mpread
 naobodyd_lola_pack_test_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
 
 # The log's queue: a reader that reads nothing blocks no one; drops are counted.
@@ -64,7 +69,7 @@ naobodyd_log_queue_test_LDLIBS := -lpthread
 # The REST API's limit on wrong tokens: per source (an IPv6 /64), and for all.
 UNIT_TESTS += naobodyd_rest_limit_test
 naobodyd_rest_limit_test_SRCS := $(srctree)/selftests/naobodyd/rest_limit_test.c \
-	$(srctree)/userspace/naobodyd/rest_limit.c
+	$(srctree)/userspace/naobodyd/rest/rest_limit.c
 naobodyd_rest_limit_test_LDLIBS := -lpthread
 
 # The watchdog's stages on a made-up clock, and the daemon's own stalls.
@@ -75,21 +80,21 @@ naobodyd_watchdog_test_SRCS := $(srctree)/selftests/naobodyd/watchdog_unit_test.
 # The REST API's mailbox to the body thread: answers, timeouts, busy.
 UNIT_TESTS += naobodyd_rest_cmd_test
 naobodyd_rest_cmd_test_SRCS := $(srctree)/selftests/naobodyd/rest_cmd_test.c \
-	$(srctree)/userspace/naobodyd/rest_cmd.c
+	$(srctree)/userspace/naobodyd/rest/rest_cmd.c
 naobodyd_rest_cmd_test_LDLIBS := -lpthread
 
 # The serial bodies' requests, parsed and checked against libparol6's and
 # libcm5's rules before anything is sent.
 UNIT_TESTS += naobodyd_rest_serial_parse_test
 naobodyd_rest_serial_parse_test_SRCS := $(srctree)/selftests/naobodyd/rest_serial_parse_test.c \
-	$(srctree)/userspace/naobodyd/rest_serial_parse.c
+	$(srctree)/userspace/naobodyd/rest/rest_serial_parse.c
 naobodyd_rest_serial_parse_test_LIBS := cm5 parol6 nrlink nrframer
 naobodyd_rest_serial_parse_test_LDLIBS := $(shell $(PKG_CONFIG) --libs jansson) -lm
 
 # The head bus's decoding table and the head id's file (head_bus_table.h).
 UNIT_TESTS += naobodyd_head_bus_table_test
 naobodyd_head_bus_table_test_SRCS := $(srctree)/selftests/naobodyd/head_bus_table_test.c \
-	$(srctree)/userspace/naobodyd/head_bus.c
+	$(srctree)/userspace/naobodyd/head/head_bus.c
 naobodyd_head_bus_table_test_LIBS := nbdcodec
 naobodyd_head_bus_table_test_LDLIBS := -lpthread -lm
 

@@ -591,7 +591,7 @@ class Emu:
     """A client of the chest board emulator's control socket
     (Documentation/chestboard-emu.rst, "The control socket")."""
 
-    # struct nb_emu_frame (userspace/lib/emuctl/emuctl.h), then its struct
+    # struct nb_emu_frame (userspace/include/emuctl/emuctl.h), then its struct
     # naobody_actuators (uapi/linux/naobody.h), little endian.
     FRAME = struct.Struct("<IIQQQQIIIIHHIQQQIHBBBB6x" "25i25H3B3B3BB")
     JOINTS = 25

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The REST API's mailbox to the body thread (userspace/naobodyd/rest_cmd.h):
+ * The REST API's mailbox to the body thread (userspace/naobodyd/rest/rest_cmd.h):
  * an order is answered with its own result, in order; the body side never
  * sees an order twice or one that was not posted; an order the body thread
  * did not take times out, and the next is refused (busy) rather than
@@ -13,7 +13,7 @@
 
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/rest_cmd.h"
+#include "rest/rest_cmd.h"
 
 #define MS	1000000ULL
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The REST API's limit on wrong tokens (userspace/naobodyd/rest_limit.h):
+ * The REST API's limit on wrong tokens (userspace/naobodyd/rest/rest_limit.h):
  * an IPv6 source is its /64 (one host has the whole /64 to pick from), an
  * IPv4 one its address, the same on a dual-stack socket; past the global
  * burst every source waits, forgotten ones and new ones too; the memory
@@ -12,7 +12,7 @@
 
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/rest_limit.h"
+#include "rest/rest_limit.h"
 
 #define SEC	1000000000ULL
 

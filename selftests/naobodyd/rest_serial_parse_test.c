@@ -12,7 +12,7 @@
 
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/rest_serial_parse.h"
+#include "rest/rest_serial_parse.h"
 
 static json_t *js(const char *text)
 {

@@ -6,7 +6,7 @@
  */
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/watchdog.h"
+#include "watchdog.h"
 
 #define MS		1000000ULL
 #define CYCLE		(12 * MS)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "../../userspace/lib/gadget/gadget.h"
+#include <gadget/gadget.h>
 
 static int read_sysfs(const char *dev, const char *attr, char *buf, size_t len)
 {

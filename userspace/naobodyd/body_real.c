@@ -3,23 +3,23 @@
  * naobodyd: the real body, through /dev/naobody and libnaobody.
  *
  * The daemon holds the controller role for as long as it runs; naobody.ko
- * ramps the body down when it goes. It follows the newest record with
- * read(), which also rearms the file's poll, so the loop wakes once per
- * cycle. Units and calibration are libnaobody's; a frame says
+ * ramps the body down when it goes. libnaobody is its only way to the
+ * device: the loop waits on nb_wait_fd(), which wakes once per record, and
+ * each cycle takes the newest record with nb_newest() (older ones a late
+ * cycle missed are passed over: the body is driven from the present).
+ * Units and calibration are libnaobody's; a frame says
  * BODY_F_UNCALIBRATED until libnaobody has the body's own.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <naobody/naobody.h>
 
 #include "body.h"
-#include "head_bus.h"
+#include "head/head_bus.h"
 #include "log.h"
 #include "naobodyd.h"
 #include "nb_codec.h"
@@ -39,19 +39,17 @@ static struct real *to_real(struct body *b)
 
 static int real_fd(struct body *b)
 {
-	return nb_fd(to_real(b)->d);
+	return nb_wait_fd(to_real(b)->d);
 }
 
 static int real_read(struct body *b, struct body_frame *f)
 {
 	struct real *r = to_real(b);
 	struct naobody_record rec;
-	ssize_t n = read(nb_fd(r->d), &rec, sizeof(rec));
+	int n = nb_newest(r->d, &rec);
 
-	if (n < 0)
-		return errno == EAGAIN ? 0 : -errno;
-	if (n != sizeof(rec))
-		return -EIO;
+	if (n <= 0)
+		return n;
 	memset(f, 0, sizeof(*f));
 	/*
 	 * libnaobody drops a charge outside 0..1 (it leaves the value as it
@@ -159,7 +157,6 @@ struct body *body_real_create(const struct config *cfg)
 		return NULL;
 	}
 	find_statistics(r, cfg->device);
-	fcntl(nb_fd(r->d), F_SETFL, fcntl(nb_fd(r->d), F_GETFL) | O_NONBLOCK);
 	/*
 	 * Started with the device, naobodyd comes before the driver has read
 	 * the preferences and the id strings: wait for them, within reason.

@@ -38,11 +38,11 @@
 
 #include "body.h"
 #include "clock.h"
-#include "head_bus.h"
+#include "head/head_bus.h"
 #include "joints.h"
 #include "log.h"
 #include "naobodyd.h"
-#include "sim.h"
+#include "sim_control.h"
 #include "sim_physics.h"
 #include "walk.h"
 
@@ -470,6 +470,8 @@ static const float lying_pose[NJ] = {
 };
 #define LYING_PITCH	((float)M_PI_2)
 
+static sim_command_fn sim_command;	/* the control socket's and the script's, below */
+
 struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 {
 	struct itimerspec its = {
@@ -525,7 +527,8 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 		return NULL;
 	}
 	if (cfg->sim_control || cfg->sim_script) {
-		s->control = sim_control_create(s, loop, cfg->sim_control, cfg->sim_script);
+		s->control = sim_control_create(loop, cfg->sim_control, cfg->sim_script,
+						sim_command, s);
 		if (!s->control) {
 			sim_physics_destroy(s->phys);
 			close(s->tfd);
@@ -540,7 +543,7 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 	return &s->b;
 }
 
-/* ---- commands (sim.h) ------------------------------------------------------- */
+/* ---- commands (sim_control.h) ----------------------------------------------- */
 
 static const char *const touch_names[NAOBODY_TOUCHES] = {
 	"chest", "head_front", "head_middle", "head_rear",
@@ -553,8 +556,9 @@ static const char *const support_name[] = {
 	[SUP_LYING] = "lying", [SUP_RIGHTING] = "righting",
 };
 
-void sim_command(struct sim *s, const char *line, char *out, size_t n)
+static void sim_command(void *sim, const char *line, char *out, size_t n)
 {
+	struct sim *s = sim;
 	char cmd[32] = "", a[32] = "", b[32] = "";
 	float x, y;
 	int argc = sscanf(line, "%31s %31s %31s", cmd, a, b);

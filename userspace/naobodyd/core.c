@@ -20,12 +20,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "api.h"
+#include "api/api.h"
 #include "clock.h"
-#include "codec.h"
+#include "api/codec.h"
 #include "joints.h"
 #include "log.h"
-#include "lola.h"
+#include "lola/lola.h"
 #include "naobodyd.h"
 
 static const char *const ctl_name[] = {
@@ -249,6 +249,26 @@ void core_commands(struct daemon *d)
 	rest_command(d);
 }
 
+/*
+ * The newest actuator map a LoLA client sent: it makes that client the
+ * controller (the previous one, on either socket, goes), and feeds the
+ * watchdog. The command itself stays LoLA's (lola_command()).
+ */
+static void lola_commands(struct daemon *d)
+{
+	uint64_t heard;
+	void *who;
+
+	if (!d->lola || !lola_take(d->lola, &who, &heard))
+		return;
+	if (!core_is_controller(d, CTL_LOLA, who)) {
+		log_info_limited("lola: client %llu sent an actuator map: it is the controller",
+				 (unsigned long long)(uintptr_t)who);
+		core_claim(d, CTL_LOLA, who);
+	}
+	core_heard_at(d, CTL_LOLA, who, heard);
+}
+
 const char *core_body_id(const struct daemon *d)
 {
 	return d->body->info.body_id;
@@ -349,8 +369,7 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	d->frame = *f;
 	d->have_frame = true;
 	core_commands(d);
-	if (d->lola)
-		lola_commands(d->lola);
+	lola_commands(d);
 	/* Before deciding who drives: the watchdog may take over this cycle. */
 	watchdog_step(d, now);
 	/* Without the gate, the motion layer drives: limp. */
@@ -358,13 +377,13 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	motion_hold_limp(d->motion, stiffen ? NULL : uncalibrated_why);
 
 	if (!lola && d->lola_driving)
-		motion_adopt(d->motion, &d->lola_cmd, now);
+		motion_adopt(d->motion, lola_command(d->lola), now);
 	d->lola_driving = lola;
 	motion_update(d->motion, f, &out, walk);
 	motion_status(d->motion, &d->status);
 
 	if (lola) {
-		out = d->lola_cmd;
+		out = *lola_command(d->lola);
 		for (int j = 0; j < NAOBODY_JOINTS; j++)
 			out.position[j] = joint_clamp(j, out.position[j]);
 		d->status.motion = "Lola";
@@ -391,8 +410,9 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 		d->body->ops->walk(d->body, walk[0], walk[1], walk[2]);
 
 	events_step(d, f);
-	if (d->lola)
-		lola_publish(d->lola, f);
+	if (d->lola && !lola_publish(d->lola, f, d->ctl == CTL_LOLA ? d->ctl_who : NULL, &d->cmd))
+		/* The controller's client went (closed, dropped): the silence is watched. */
+		core_release(d, CTL_LOLA, d->ctl_who);
 	handoff_publish(&d->handoff, f, &d->status, ctl_api(d), d->lost_to_lola, ctl_api(d),
 			d->events.data, (uint32_t)d->events.len);
 	d->events.len = 0;

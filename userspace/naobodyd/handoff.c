@@ -17,9 +17,6 @@ int handoff_init(struct handoff *h)
 	atomic_init(&h->cmds.head, 0);
 	atomic_init(&h->cmds.tail, 0);
 	atomic_init(&h->cmds_dropped, 0);
-	h->lola.back = 0;
-	atomic_init(&h->lola.middle, 1);
-	h->lola.front = 2;
 	h->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (h->wake_fd < 0)
 		return -errno;
@@ -71,35 +68,6 @@ bool handoff_pop(struct handoff *h, struct body_cmd *c)
 	*c = h->cmds.slot[tail % HANDOFF_CMDS];
 	/* Release: the slot is copied out before the network thread reuses it. */
 	atomic_store_explicit(&h->cmds.tail, tail + 1, memory_order_release);
-	return true;
-}
-
-void handoff_lola_put(struct handoff *h, const struct lola_cmd *c)
-{
-	struct lola_box *b = &h->lola;
-	uint32_t old;
-
-	b->buf[b->back] = *c;
-	/*
-	 * Release: the command before the index that hands it over; acquire:
-	 * the buffer handed back is one the body thread is done with.
-	 */
-	old = atomic_exchange_explicit(&b->middle, b->back | LOLA_BOX_FRESH,
-				       memory_order_acq_rel);
-	b->back = old & ~LOLA_BOX_FRESH;
-}
-
-bool handoff_lola_take(struct handoff *h, struct lola_cmd *c)
-{
-	struct lola_box *b = &h->lola;
-	uint32_t old;
-
-	if (!(atomic_load_explicit(&b->middle, memory_order_relaxed) & LOLA_BOX_FRESH))
-		return false;
-	/* Acquire: pairs with handoff_lola_put()'s release; release: front is free. */
-	old = atomic_exchange_explicit(&b->middle, b->front, memory_order_acq_rel);
-	b->front = old & ~LOLA_BOX_FRESH;
-	*c = b->buf[b->front];
 	return true;
 }
 

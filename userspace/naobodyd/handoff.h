@@ -9,11 +9,6 @@
  *     ever waits: a full ring refuses the push (the network thread logs it
  *     and drops the command; the queue holds HANDOFF_CMDS, far more than a
  *     cycle's worth, and heartbeats are coalesced before they get here).
- *   - A LoLA command, LoLA thread -> body thread (lola.h): the newest
- *     validated actuator command only, in a triple buffer, wait-free on
- *     both sides: the LoLA thread fills its back buffer and swaps it in;
- *     the body thread, once a cycle, swaps out the freshest if there is
- *     one. A command the body thread did not take is replaced by a newer.
  *   - News, body -> network: one slot behind a priority-inheritance mutex,
  *     held only to copy a few kilobytes: the newest body state and motion
  *     status, the robot API controller the body thread knows, the events
@@ -92,29 +87,12 @@ struct body_news {
 	uint8_t events[HANDOFF_EVENTS];
 };
 
-/* A LoLA client's command: its whole actuator map, every key retained. */
-struct lola_cmd {
-	uint64_t client;		/* the client's id (lola.h) */
-	uint64_t time_ns;		/* CLOCK_MONOTONIC, when its map was read */
-	struct nb_actuators act;
-};
-
-#define LOLA_BOX_FRESH	4U		/* middle: not taken yet */
-
-struct lola_box {
-	struct lola_cmd buf[3];
-	_Atomic uint32_t middle;	/* an index, | LOLA_BOX_FRESH */
-	uint32_t back;			/* the LoLA thread's */
-	uint32_t front;			/* the body thread's */
-};
-
 struct handoff {
 	struct cmd_ring cmds;
 	pthread_mutex_t lock;		/* news; PTHREAD_PRIO_INHERIT */
 	struct body_news news;
 	int wake_fd;			/* eventfd: news for the network thread */
 	_Atomic uint32_t cmds_dropped;
-	struct lola_box lola;
 };
 
 int handoff_init(struct handoff *h);
@@ -124,11 +102,6 @@ void handoff_uninit(struct handoff *h);
 bool handoff_push(struct handoff *h, const struct body_cmd *c);
 /* Body thread. False when the ring is empty. */
 bool handoff_pop(struct handoff *h, struct body_cmd *c);
-
-/* LoLA thread: the newest command (replaces one not taken yet). */
-void handoff_lola_put(struct handoff *h, const struct lola_cmd *c);
-/* Body thread: the newest command, if one came since the last take. */
-bool handoff_lola_take(struct handoff *h, struct lola_cmd *c);
 
 /*
  * Body thread, once per cycle: the newest state, and events for the

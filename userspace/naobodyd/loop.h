@@ -7,7 +7,12 @@
 #define NAOBODYD_LOOP_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/* The object a watch (or any member) is embedded in. */
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
 
 struct loop_watch;
 typedef void (*loop_cb)(struct loop_watch *w, uint32_t events);

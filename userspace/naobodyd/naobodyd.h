@@ -34,13 +34,13 @@
 
 #include "body.h"
 #include "handoff.h"
-#include "head_camera.h"
-#include "head_audio.h"
+#include "head/head_camera.h"
+#include "head/head_audio.h"
 #include "leds.h"
 #include "loop.h"
 #include "motion.h"
 #include "outq.h"
-#include "rest_cmd.h"
+#include "rest/rest_cmd.h"
 #include "watchdog.h"
 
 #define NAOBODYD_VERSION	"0.1"
@@ -49,9 +49,6 @@
 #define GUARD_DEFAULT_PORT	7701
 #define LOLA_DEFAULT_PATH	"/tmp/robocup"
 #define DEVICE_DEFAULT_PATH	"/dev/naobody"
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 struct config {
 	const char *bind;		/* NULL: every interface */
@@ -127,7 +124,6 @@ struct daemon {
 	struct body_frame frame;	/* the newest */
 	bool have_frame;
 	struct nb_actuators cmd;	/* written this cycle */
-	struct nb_actuators lola_cmd;	/* the LoLA client's, every key retained */
 	bool lola_driving;		/* this cycle's command was the LoLA client's */
 	bool may_stiffen;		/* last cycle's calibration gate (core.c) */
 	struct motion_status status;

@@ -2,19 +2,30 @@
 # naobodyd: the robot API (TCP 7700), the watchdog, the LoLA-compatible
 # socket and the simulated body.
 
-# The parts that parse what peers send, alone, for the fuzzer too.
+# Its sources name each other's headers from this folder ("rest/rest.h"
+# from anywhere, "rest_cmd.h" beside it), and so do its tests.
+NAOBODYD_INC := -I$(srctree)/userspace/naobodyd
+$(O)/obj/userspace/naobodyd/%.o $(O)/san/userspace/naobodyd/%.o: USER_CFLAGS += $(NAOBODYD_INC)
+$(O)/fuzz/userspace/naobodyd/%.o: BASE_CFLAGS += $(NAOBODYD_INC)
+
+# The parts that parse what peers send, alone, for the fuzzer too; they
+# take their MessagePack through libmpread (userspace/lib/mpread).
 LIBRARIES += nbdcodec
 nbdcodec_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	mpcheck.c codec.c lola_codec.c outq.c log.c joints.c head_bus_table.c)
+	api/codec.c lola/lola_codec.c outq.c log.c joints.c head/head_bus_table.c)
 
 PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	main.c privileges.c core.c loop.c api.c lola.c lola_reader.c watchdog.c motion.c getup.c walk.c leg_kinematics.c poses.c fall.c leds.c head_bus.c \
-	body_sim.c body_real.c sim_control.c handoff.c rest.c rest_net.c rest_token.c rest_limit.c rest_conns.c rest_host.c \
-	rest_static.c rest_cmd.c rest_leds.c rest_boards.c head_audio.c rest_serial.c rest_serial_parse.c \
-	head_camera.c camera_jpeg.c robot_motions.c)
-naobodyd_LIBS := nbdcodec nbcodec naobody cm5 parol6 nrlink nrframer
+	main.c options.c privileges.c core.c loop.c handoff.c watchdog.c leds.c \
+	body_sim.c body_real.c sim_control.c robot_motions.c \
+	motion.c getup.c walk.c leg_kinematics.c poses.c fall.c \
+	api/api.c \
+	lola/lola.c lola/lola_reader.c \
+	head/head_bus.c head/head_audio.c head/head_camera.c head/camera_jpeg.c \
+	$(addprefix rest/, rest.c rest_net.c rest_token.c rest_limit.c rest_conns.c rest_host.c \
+		rest_static.c rest_cmd.c rest_leds.c rest_boards.c rest_serial.c rest_serial_parse.c))
+naobodyd_LIBS := nbdcodec mpread nbcodec naobody cm5 parol6 nrlink nrframer
 naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack libmicrohttpd jansson libmnl libsystemd libturbojpeg alsa samplerate) \
 	-lz -lm -lpthread
 
@@ -24,12 +35,12 @@ naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack libmicrohttpd jansson li
 # PREFIX set after the fragments (or on the command line) is the one used.
 NAOBODYD_WWW_FILES := $(wildcard $(srctree)/userspace/naobodyd/www/*)
 NAOBODYD_WWW_DIR ?= $(PREFIX)/share/naobodyd/www
-$(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: \
+$(O)/obj/userspace/naobodyd/options.o $(O)/san/userspace/naobodyd/options.o: \
 	USER_CFLAGS += -DNAOBODYD_WWW_DIR='"$(NAOBODYD_WWW_DIR)"'
-# main.o again when that changes (make install PREFIX=/usr after a make):
+# options.o again when that changes (make install PREFIX=/usr after a make):
 # the stamp is rewritten, and so newer, only when its text differs.
 NAOBODYD_WWW_STAMP := $(O)/obj/userspace/naobodyd/www-dir.stamp
-$(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: $(NAOBODYD_WWW_STAMP)
+$(O)/obj/userspace/naobodyd/options.o $(O)/san/userspace/naobodyd/options.o: $(NAOBODYD_WWW_STAMP)
 $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
 	@mkdir -p $(@D) && echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME) $(abspath $(O)) $(srctree)' | \
 		cmp -s - $@ || \
@@ -39,13 +50,13 @@ $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
 # The physical simulated body's model (--sim-physics): make install puts
 # userspace/sim/nao6/nao6.xml in NAOBODYD_SIM_DIR, the --sim-model default;
 # the tests give the source tree's copy (--sim-model). Like the www
-# directory's, the stamp above rebuilds main.o when the path changes.
+# directory's, the stamp above rebuilds options.o when the path changes.
 NAOBODYD_SIM_DIR ?= $(PREFIX)/share/naobodyd/sim
-$(O)/obj/userspace/naobodyd/main.o $(O)/san/userspace/naobodyd/main.o: \
+$(O)/obj/userspace/naobodyd/options.o $(O)/san/userspace/naobodyd/options.o: \
 	USER_CFLAGS += -DNAOBODYD_SIM_MODEL='"$(NAOBODYD_SIM_DIR)/nao6.xml"'
-# The build's own binary runs from its tree (main.c, from_tree()): the
+# The build's own binary runs from its tree (options.c, from_tree()): the
 # tree's model and status page, nothing installed needed.
-$(O)/obj/userspace/naobodyd/main.o: USER_CFLAGS += \
+$(O)/obj/userspace/naobodyd/options.o: USER_CFLAGS += \
 	-DNAOBODYD_TREE_BIN='"$(abspath $(O))/bin/naobodyd"' \
 	-DNAOBODYD_TREE_WWW='"$(srctree)/userspace/naobodyd/www"' \
 	-DNAOBODYD_TREE_MODEL='"$(srctree)/userspace/sim/nao6/nao6.xml"'

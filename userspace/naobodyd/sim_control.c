@@ -6,7 +6,7 @@
  * message is one command line, each answer one line, "ok ..." or
  * "error: ...". The script (--sim-script FILE) has one "SECONDS COMMAND"
  * per line, run when the simulation reaches that time; '#' starts a
- * comment. Commands: see sim_command() and naobodyd(8).
+ * comment. Commands: the body's interpreter's (body_sim.c) and naobodyd(8).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,8 +19,7 @@
 
 #include "log.h"
 #include "loop.h"
-#include "naobodyd.h"
-#include "sim.h"
+#include "sim_control.h"
 
 #define MAX_CONTROL_CLIENTS	8
 #define MAX_SCRIPT_LINES	4096
@@ -37,7 +36,8 @@ struct script_line {
 };
 
 struct sim_control {
-	struct sim *sim;
+	sim_command_fn *run;
+	void *ctx;
 	struct loop *loop;
 	struct loop_watch listen_w;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -76,7 +76,7 @@ static void client_event(struct loop_watch *w, uint32_t events)
 	}
 	line[n] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
-	sim_command(cc->c->sim, line, reply, sizeof(reply));
+	cc->c->run(cc->c->ctx, line, reply, sizeof(reply));
 	log_debug("sim: control: %s -> %s", line, reply);
 	if (send(w->fd, reply, strlen(reply), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		client_close(cc);
@@ -153,8 +153,8 @@ static int load_script(struct sim_control *c, const char *file)
 	return 0;
 }
 
-struct sim_control *sim_control_create(struct sim *s, struct loop *loop,
-				       const char *socket_path, const char *script)
+struct sim_control *sim_control_create(struct loop *loop, const char *socket_path,
+				       const char *script, sim_command_fn *run, void *ctx)
 {
 	struct sim_control *c = calloc(1, sizeof(*c));
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -162,7 +162,8 @@ struct sim_control *sim_control_create(struct sim *s, struct loop *loop,
 
 	if (!c)
 		return NULL;
-	c->sim = s;
+	c->run = run;
+	c->ctx = ctx;
 	c->loop = loop;
 	c->listen_w.fd = -1;
 	if (script && load_script(c, script))
@@ -221,7 +222,7 @@ void sim_control_tick(struct sim_control *c, double t)
 	while (c->script_next < c->script_len && c->script[c->script_next].at <= t) {
 		char reply[256];
 
-		sim_command(c->sim, c->script[c->script_next].cmd, reply, sizeof(reply));
+		c->run(c->ctx, c->script[c->script_next].cmd, reply, sizeof(reply));
 		log_info("sim: script at %.2f s: %s -> %s", t, c->script[c->script_next].cmd, reply);
 		c->script_next++;
 	}

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../userspace/lib/capture/capture.h"
+#include <capture/capture.h>
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -12,7 +12,10 @@
  *	}
  *
  * The library maps the kernel's state ring read-only and follows it with
- * the lock-free protocol in <linux/naobody.h>; it never blocks the driver.
+ * the lock-free protocol in <linux/naobody.h>; it never blocks the driver,
+ * and never read()s a record to learn there is a newer one: the device
+ * sits in an edge-triggered epoll set of the library's own, which each
+ * record the driver publishes wakes once (nb_wait_fd()).
  * Units and calibration come from <naobody/units.h> and the preference
  * block. Functions return 0 (or a count) on success and a negative errno on
  * failure; nb_open() returns NULL and sets errno. Nothing here prints.
@@ -48,8 +51,18 @@ struct nb_device;
 struct nb_device *nb_open(const char *path, unsigned int flags);
 void nb_close(struct nb_device *d);
 
-/* The file descriptor, for poll() or epoll: readable on each new record. */
+/* The device's file descriptor, for the ioctls this library has no call for. */
 int nb_fd(const struct nb_device *d);
+
+/*
+ * nb_wait_fd() - a file descriptor for poll() or epoll (level-triggered
+ * is fine), readable while a record may wait: from the driver's wake-up
+ * for a new record until nb_next() or nb_newest() has found none newer.
+ * An event loop that takes every record calls nb_next(d, &rec, 0) until it
+ * returns 0 each time it is readable; one that wants the present only
+ * calls nb_newest() once.
+ */
+int nb_wait_fd(const struct nb_device *d);
 const struct naobody_info *nb_info(const struct nb_device *d);
 const struct nb_calibration *nb_calibration(struct nb_device *d);
 
@@ -73,6 +86,15 @@ enum naobody_calibration nb_calibration_state(struct nb_device *d);
  */
 int nb_next(struct nb_device *d, struct naobody_record *rec, int timeout_ms);
 uint64_t nb_lost(const struct nb_device *d);
+
+/*
+ * nb_newest() - the newest record after the last one returned, without
+ * waiting; the records between are skipped (not lost: passed over, and
+ * not counted in nb_lost()), and nb_next() goes on after it. Returns 1 with
+ * a record, 0 when there is none newer (nb_wait_fd() then reads as idle
+ * until the next one), -ENODEV once the device is gone.
+ */
+int nb_newest(struct nb_device *d, struct naobody_record *rec);
 
 /* nb_latest() - the newest complete record, without waiting (-EAGAIN: none). */
 int nb_latest(struct nb_device *d, struct naobody_record *rec);

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include <capture/capture.h>
 
 extern char **environ;
 

@@ -21,7 +21,7 @@
 
 #include <zlib.h>
 
-#include "capture.h"
+#include <capture/capture.h>
 
 const char *const lay_crc_cover_names[__LAY_CRC_MAX] = {
 	[LAY_CRC_ALL] = "all",

@@ -5,17 +5,19 @@
  * clock usbmon stamps its records with (CLOCK_REALTIME), so that verify can
  * put LoLA's value next to the chest board's bytes of the same moment.
  *
- * The packets are kept as LoLA's MessagePack bytes, decoded here with
- * msgpack-c into LoLA's arrays (as the teams' LoLA readers take them): float32
- * values, integers accepted where a client would send them.
+ * The packets are kept as LoLA's MessagePack bytes, checked by libmpread
+ * and decoded with msgpack-c into LoLA's arrays (as the teams' LoLA
+ * readers take them): float32 values, integers accepted where a client
+ * would send them.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <msgpack.h>
+#include <mpread/mpread.h>
 
-#include "capture.h"
+#include <capture/capture.h>
 
 static const struct {
 	const char *name;
@@ -73,101 +75,20 @@ float *lola_command_slot(struct lola_command *c, int k)
 
 static int key_of(const msgpack_object *o)
 {
-	if (o->type != MSGPACK_OBJECT_STR)
-		return -1;
 	for (int k = 0; k < __LOLA_K_MAX; k++)
-		if (strlen(keys[k].name) == o->via.str.size &&
-		    !memcmp(keys[k].name, o->via.str.ptr, o->via.str.size))
+		if (mp_is_str(o, keys[k].name))
 			return k;
 	return -1;
 }
 
+/* What a LoLA client may send as a number: booleans too, NaN as it is. */
 static bool number(const msgpack_object *o, float *v)
 {
-	switch (o->type) {
-	case MSGPACK_OBJECT_FLOAT32:
-	case MSGPACK_OBJECT_FLOAT64:
-		*v = (float)o->via.f64;
-		return true;
-	case MSGPACK_OBJECT_POSITIVE_INTEGER:
-		*v = (float)o->via.u64;
-		return true;
-	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-		*v = (float)o->via.i64;
-		return true;
-	case MSGPACK_OBJECT_BOOLEAN:
-		*v = o->via.boolean;
-		return true;
-	default:
+	double d;
+
+	if (!mp_number(o, MP_BOOL_AS_NUMBER, &d))
 		return false;
-	}
-}
-
-/*
- * msgpack-c allocates what a container's count claims before it looks for
- * the elements: a packet claiming 2^32 entries would exhaust memory. So
- * the bytes are walked first: every object is read, and the elements
- * still owed may never exceed the bytes left (each needs at least one).
- */
-static bool sane(const uint8_t *p, size_t len)
-{
-	size_t owed = 1, i = 0;
-
-	while (owed) {
-		uint8_t b;
-		uint64_t n = 0, skip = 0;
-		int size = 0;
-
-		if (i >= len || owed > len - i)
-			return false;
-		b = p[i++];
-		owed--;
-		if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
-			continue;
-		if ((b & 0xf0) == 0x80) {
-			n = 2 * (uint64_t)(b & 0x0f);
-		} else if ((b & 0xf0) == 0x90) {
-			n = b & 0x0f;
-		} else if ((b & 0xe0) == 0xa0) {
-			skip = b & 0x1f;
-		} else {
-			switch (b) {
-			case 0xcc: case 0xd0: skip = 1; break;
-			case 0xcd: case 0xd1: skip = 2; break;
-			case 0xca: case 0xce: case 0xd2: skip = 4; break;
-			case 0xcb: case 0xcf: case 0xd3: skip = 8; break;
-			case 0xd9: case 0xc4: size = 1; break;
-			case 0xda: case 0xc5: size = 2; break;
-			case 0xdb: case 0xc6: size = 4; break;
-			case 0xdc: size = -2; break;	/* array 16 */
-			case 0xdd: size = -4; break;	/* array 32 */
-			case 0xde: size = -12; break;	/* map 16 */
-			case 0xdf: size = -14; break;	/* map 32 */
-			default: return false;		/* ext: not LoLA's */
-			}
-		}
-		if (size) {
-			int w = size > 0 ? size : (-size) % 10;
-
-			if ((size_t)w > len - i)
-				return false;
-			for (int k = 0; k < w; k++)
-				n = n << 8 | p[i + (size_t)k];
-			i += (size_t)w;
-			if (size > 0) {
-				skip = n;
-				n = 0;
-			} else if (size < -10) {
-				n *= 2;
-			}
-		}
-		if (skip > len - i)
-			return false;
-		i += (size_t)skip;
-		if (n > len - i)
-			return false;
-		owed += (size_t)n;
-	}
+	*v = (float)d;
 	return true;
 }
 
@@ -175,14 +96,13 @@ static bool sane(const uint8_t *p, size_t len)
 static int decode(const void *buf, size_t len, void *dst, bool command)
 {
 	msgpack_unpacked u;
-	size_t off = 0;
+	const char *why;
 	int err = -EBADMSG;
 
-	if (!sane(buf, len))
+	/* Checked before msgpack-c allocates (mpread.h); a value per byte at most. */
+	if (mp_unpack_stream(&u, buf, len, len, len, &why) <= 0)
 		return -EBADMSG;
-	msgpack_unpacked_init(&u);
-	if (msgpack_unpack_next(&u, buf, len, &off) != MSGPACK_UNPACK_SUCCESS ||
-	    u.data.type != MSGPACK_OBJECT_MAP)
+	if (u.data.type != MSGPACK_OBJECT_MAP)
 		goto out;
 	for (uint32_t i = 0; i < u.data.via.map.size; i++) {
 		const msgpack_object_kv *kv = &u.data.via.map.ptr[i];

@@ -25,7 +25,7 @@
 #include <pcap/pcap.h>
 #include <pcap/usb.h>
 
-#include "capture.h"
+#include <capture/capture.h>
 
 #define PENDING_MAX	256	/* submissions waiting for their completion */
 #define DEVICES_MAX	32

@@ -2,7 +2,8 @@
 /*
  * libnbemuctl: start and drive chestboard-emu (see emuctl.h).
  */
-#include "emuctl.h"
+#include <emuctl/emuctl.h>
+#include <gadget/gadget.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +19,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "../gadget/gadget.h"
 
 #define REPLY_TIMEOUT_MS	10000
 

@@ -7,7 +7,7 @@
  * device as recipient, and without the flag the composite core stalls them
  * before userspace sees them.
  */
-#include "gadget.h"
+#include <gadget/gadget.h>
 
 #include <dirent.h>
 #include <endian.h>

@@ -6,9 +6,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -16,6 +16,8 @@
 
 struct nb_device {
 	int fd;
+	int wait_fd;			/* epoll: the device, edge-triggered */
+	bool gone;			/* the device said EPOLLHUP */
 	const struct naobody_ring_header *hdr;
 	size_t map_len;
 	uint64_t cursor;		/* the next record nb_next() returns */
@@ -128,6 +130,7 @@ struct nb_device *nb_open(const char *path, unsigned int flags)
 {
 	struct nb_device *d;
 	void *map;
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
 	int err;
 
 	if (flags & ~NB_OPEN_CONTROL) {
@@ -137,6 +140,7 @@ struct nb_device *nb_open(const char *path, unsigned int flags)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
+	d->wait_fd = -1;
 	d->fd = open(path ? path : NB_DEFAULT_DEVICE,
 		     O_CLOEXEC | ((flags & NB_OPEN_CONTROL) ? O_RDWR : O_RDONLY));
 	if (d->fd < 0)
@@ -171,6 +175,17 @@ struct nb_device *nb_open(const char *path, unsigned int flags)
 		err = -EPROTO;
 		goto err_unmap;
 	}
+	/*
+	 * The driver wakes the device's waiters once per record it publishes,
+	 * and its poll() stays readable until this file read()s. Edge-triggered,
+	 * each wake-up is one event, taken once: nothing needs reading to
+	 * rearm it.
+	 */
+	d->wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->wait_fd < 0 || epoll_ctl(d->wait_fd, EPOLL_CTL_ADD, d->fd, &ev)) {
+		err = -errno;
+		goto err_unmap;
+	}
 	d->cursor = ring_head(d);
 	if (d->cursor)
 		d->cursor--;	/* start at the newest record */
@@ -179,6 +194,8 @@ struct nb_device *nb_open(const char *path, unsigned int flags)
 	return d;
 
 err_unmap:
+	if (d->wait_fd >= 0)
+		close(d->wait_fd);
 	munmap((void *)d->hdr, d->map_len);
 err_close:
 	close(d->fd);
@@ -194,6 +211,7 @@ void nb_close(struct nb_device *d)
 {
 	if (!d)
 		return;
+	close(d->wait_fd);
 	munmap((void *)d->hdr, d->map_len);
 	close(d->fd);
 	free(d);
@@ -202,6 +220,11 @@ void nb_close(struct nb_device *d)
 int nb_fd(const struct nb_device *d)
 {
 	return d->fd;
+}
+
+int nb_wait_fd(const struct nb_device *d)
+{
+	return d->wait_fd;
 }
 
 const struct naobody_info *nb_info(const struct nb_device *d)
@@ -226,43 +249,55 @@ uint64_t nb_lost(const struct nb_device *d)
 	return d->lost;
 }
 
-/* Wait for a record newer than the file's last read(), then rearm poll. */
-static int wait_record(struct nb_device *d, int timeout_ms)
+static bool gone(const struct nb_device *d)
 {
-	struct pollfd p = { .fd = d->fd, .events = POLLIN };
-	struct naobody_record scratch;
+	return d->gone ||
+	       (__atomic_load_n(&d->hdr->flags, __ATOMIC_RELAXED) & NAOBODY_RING_DISCONNECTED);
+}
+
+/*
+ * The driver's next wake-up since the last one taken (wait_fd, above):
+ * 1 when it came, 0 after timeout_ms (-1: none), or -errno. Whoever calls
+ * this looks at the ring's head after it: a record published after the
+ * wake-up taken here wakes wait_fd again, one published before is in the
+ * head, so none is missed.
+ */
+static int take_wake(struct nb_device *d, int timeout_ms)
+{
+	struct epoll_event ev;
 	int n;
 
 	do {
-		n = poll(&p, 1, timeout_ms);
+		n = epoll_wait(d->wait_fd, &ev, 1, timeout_ms);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if (n == 0)
-		return 0;
-	if (p.revents & (POLLHUP | POLLERR))
-		return -ENODEV;
-	/* The kernel's per-file cursor stays level-triggered until read. */
-	if (read(d->fd, &scratch, sizeof(scratch)) < 0 && errno != EAGAIN)
-		return -errno;
-	return 1;
+	if (n && (ev.events & (EPOLLHUP | EPOLLERR)))
+		d->gone = true;
+	return n;
 }
 
 int nb_next(struct nb_device *d, struct naobody_record *rec, int timeout_ms)
 {
 	uint64_t count = d->hdr->record_count;
-	int ret;
+	uint64_t end = timeout_ms > 0 ? now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+	int ret, wait = timeout_ms;
 
 	for (;;) {
 		uint64_t head = ring_head(d);
 
 		if (d->cursor >= head) {
-			if (__atomic_load_n(&d->hdr->flags, __ATOMIC_RELAXED) &
-			    NAOBODY_RING_DISCONNECTED)
+			if (gone(d))
 				return -ENODEV;
-			ret = wait_record(d, timeout_ms);
+			ret = take_wake(d, wait);
 			if (ret <= 0)
 				return ret;
+			/* A wake-up for a record already read: wait out what is left. */
+			if (end) {
+				uint64_t now = now_ns();
+
+				wait = now < end ? (int)((end - now + 999999) / 1000000) : 0;
+			}
 			continue;
 		}
 		if (head - d->cursor > count) {
@@ -275,6 +310,27 @@ int nb_next(struct nb_device *d, struct naobody_record *rec, int timeout_ms)
 			return 1;
 		d->lost++;	/* overwritten while we looked */
 	}
+}
+
+int nb_newest(struct nb_device *d, struct naobody_record *rec)
+{
+	/* The wake-up first, then the head (take_wake()). */
+	int ret = take_wake(d, 0);
+
+	if (ret < 0)
+		return ret;
+	for (int tries = 0; tries < 8; tries++) {
+		uint64_t head = ring_head(d);
+
+		if (d->cursor >= head)
+			return gone(d) ? -ENODEV : 0;
+		if (!ring_read(d, head - 1, rec)) {
+			d->cursor = head;
+			return 1;
+		}
+	}
+	/* Lapped eight times over while copying: the next record wakes it again. */
+	return 0;
 }
 
 int nb_latest(struct nb_device *d, struct naobody_record *rec)

@@ -5,6 +5,6 @@
 # It shares nothing with the codec: see capture_gen.c.
 PROGRAMS += chestboard-emu-capture
 chestboard-emu-capture_SRCS := $(srctree)/userspace/tools/chestboard-emu/capture_gen.c
-chestboard-emu-capture_LIBS := nbcapture
+chestboard-emu-capture_LIBS := nbcapture mpread
 chestboard-emu-capture_LDLIBS := -lpcap $(shell $(PKG_CONFIG) --libs msgpack) -lz -lm
 MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/chestboard-emu-capture.1

@@ -35,7 +35,7 @@
 
 #include <nbtool/version.h>
 
-#include "../../lib/capture/capture.h"
+#include <capture/capture.h>
 
 #define CYCLE_NS	12000000ull
 #define G		9.81

@@ -210,9 +210,50 @@ static void raw(struct emu *e, int slot, uint64_t seq)
 		drop(e, slot);
 }
 
-static const char help[] =
-	"hello status stats set get wave touch drain follow physics version bootloader board id "
-	"misbehave frames raw wait reset disconnect connect storm quit help";
+/* The requests, in the order "help" lists them. */
+enum request {
+	RQ_HELLO, RQ_STATUS, RQ_STATS, RQ_SET, RQ_GET, RQ_WAVE,
+	RQ_TOUCH, RQ_DRAIN, RQ_FOLLOW, RQ_PHYSICS, RQ_VERSION, RQ_BOOTLOADER,
+	RQ_BOARD, RQ_ID, RQ_MISBEHAVE, RQ_FRAMES, RQ_RAW, RQ_WAIT,
+	RQ_RESET, RQ_DISCONNECT, RQ_CONNECT, RQ_STORM, RQ_QUIT, RQ_HELP,
+	RQ_COUNT		/* request_of(): none of them */
+};
+
+static const char *const request_name[RQ_COUNT] = {
+	[RQ_HELLO] = "hello",
+	[RQ_STATUS] = "status",
+	[RQ_STATS] = "stats",
+	[RQ_SET] = "set",
+	[RQ_GET] = "get",
+	[RQ_WAVE] = "wave",
+	[RQ_TOUCH] = "touch",
+	[RQ_DRAIN] = "drain",
+	[RQ_FOLLOW] = "follow",
+	[RQ_PHYSICS] = "physics",
+	[RQ_VERSION] = "version",
+	[RQ_BOOTLOADER] = "bootloader",
+	[RQ_BOARD] = "board",
+	[RQ_ID] = "id",
+	[RQ_MISBEHAVE] = "misbehave",
+	[RQ_FRAMES] = "frames",
+	[RQ_RAW] = "raw",
+	[RQ_WAIT] = "wait",
+	[RQ_RESET] = "reset",
+	[RQ_DISCONNECT] = "disconnect",
+	[RQ_CONNECT] = "connect",
+	[RQ_STORM] = "storm",
+	[RQ_QUIT] = "quit",
+	[RQ_HELP] = "help",
+};
+
+static enum request request_of(const char *word)
+{
+	enum request r;
+
+	for (r = 0; r < RQ_COUNT && strcmp(word, request_name[r]); r++)
+		;
+	return r;
+}
 
 static void request(struct emu *e, int slot, char *line)
 {
@@ -233,11 +274,21 @@ static void request(struct emu *e, int slot, char *line)
 		return;
 	emu_log(e, 2, "control: %s %s %s %s", w[0], w[1] ?: "", w[2] ?: "", w[3] ?: "");
 
-	if (!strcmp(w[0], "hello")) {
+	switch (request_of(w[0])) {
+	case RQ_HELLO:
 		ok(e, slot, "chestboard-emu %d", NB_EMU_PROTO);
-	} else if (!strcmp(w[0], "help")) {
+		break;
+	case RQ_HELP: {
+		char help[256];
+		size_t n = 0;
+
+		for (int i = 0; i < RQ_COUNT; i++)
+			n += (size_t)snprintf(help + n, sizeof(help) - n, "%s%s", i ? " " : "",
+					      request_name[i]);
 		ok(e, slot, "%s", help);
-	} else if (!strcmp(w[0], "status")) {
+		break;
+	}
+	case RQ_STATUS: {
 		char m[256];
 
 		misb_describe(e, m, sizeof(m));
@@ -247,9 +298,13 @@ static void request(struct emu *e, int slot, char *line)
 		   e->bound, e->enabled, e->protocol_started, e->frames, e->acked,
 		   e->body.next, e->boards.started, e->npending, m, e->opt.product,
 		   e->boards.chest_led_op, e->boards.down);
-	} else if (!strcmp(w[0], "stats")) {
+		break;
+	}
+	case RQ_STATS:
 		stats(e, slot);
-	} else if (!strcmp(w[0], "set") || !strcmp(w[0], "get")) {
+		break;
+	case RQ_SET:
+	case RQ_GET:
 		f = body_field(w[1] ?: "");
 		if (f < 0 || num(w[2], 0, 255, &a) ||
 		    (w[0][0] == 's' && num(w[3], INT32_MIN, UINT32_MAX, &b))) {
@@ -266,7 +321,8 @@ static void request(struct emu *e, int slot, char *line)
 			ok(e, slot, NULL);
 		else
 			ok(e, slot, "%" PRId32, v);
-	} else if (!strcmp(w[0], "wave")) {
+		break;
+	case RQ_WAVE: {
 		int shape = body_wave_shape(w[3] ?: "");
 
 		f = body_field(w[1] ?: "");
@@ -283,7 +339,9 @@ static void request(struct emu *e, int slot, char *line)
 			err(e, slot, -r, "bad wave");
 		else
 			ok(e, slot, "%" PRIu64, e->body.next);
-	} else if (!strcmp(w[0], "touch")) {
+		break;
+	}
+	case RQ_TOUCH: {
 		uint64_t start;
 
 		if (num(w[1], 0, NAOBODY_TOUCHES - 1, &a) || !w[2] ||
@@ -298,21 +356,25 @@ static void request(struct emu *e, int slot, char *line)
 			err(e, slot, -r, "no room for another touch");
 		else
 			ok(e, slot, "%" PRIu64, start);
-	} else if (!strcmp(w[0], "drain")) {
+		break;
+	}
+	case RQ_DRAIN:
 		if (num(w[1], 0, 1000000, &a)) {
 			err(e, slot, EINVAL, "usage: drain COUNTS_PER_1000_CYCLES");
 			return;
 		}
 		e->body.drain = (uint32_t)a;
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "follow")) {
+		break;
+	case RQ_FOLLOW:
 		if (!w[1] || (strcmp(w[1], "on") && strcmp(w[1], "off"))) {
 			err(e, slot, EINVAL, "usage: follow on|off");
 			return;
 		}
 		e->opt.follow = !strcmp(w[1], "on");
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "physics")) {
+		break;
+	case RQ_PHYSICS: {
 		char m[768];
 
 		if (!physics_on(e)) {
@@ -350,7 +412,9 @@ static void request(struct emu *e, int slot, char *line)
 		}
 		physics_report(e, m, sizeof(m));
 		ok(e, slot, "%s", m);
-	} else if (!strcmp(w[0], "version")) {
+		break;
+	}
+	case RQ_VERSION:
 		if (!w[1] || (strcmp(w[1], "all") && num(w[1], 0, NB_BOARDS - 1, &a)) ||
 		    num(w[2], 0, 255, &b)) {
 			err(e, slot, EINVAL, "usage: version BOARD|all CONFIG_VERSION");
@@ -359,14 +423,16 @@ static void request(struct emu *e, int slot, char *line)
 		boards_set_version(&e->boards, strcmp(w[1], "all") ? (int)a : -1,
 				   (unsigned int)b);
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "bootloader")) {
+		break;
+	case RQ_BOOTLOADER:
 		if (!w[1] || (strcmp(w[1], "on") && strcmp(w[1], "off"))) {
 			err(e, slot, EINVAL, "usage: bootloader on|off");
 			return;
 		}
 		e->boards.bootloader = !strcmp(w[1], "on");
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "board")) {
+		break;
+	case RQ_BOARD:
 		if (num(w[1], 0, NB_BOARDS - 1, &a) || !w[2] ||
 		    (strcmp(w[2], "down") && strcmp(w[2], "up"))) {
 			err(e, slot, EINVAL, "usage: board BOARD down|up");
@@ -374,7 +440,8 @@ static void request(struct emu *e, int slot, char *line)
 		}
 		boards_set_down(&e->boards, (int)a, !strcmp(w[2], "down"));
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "id")) {
+		break;
+	case RQ_ID:
 		while (rest && *rest == ' ')
 			rest++;
 		if (num(w[1], 0, NAOBODY_CHEST_ID_SLOTS - 1, &a) || !rest ||
@@ -384,7 +451,8 @@ static void request(struct emu *e, int slot, char *line)
 		}
 		snprintf(e->boards.id[a], sizeof(e->boards.id[a]), "%s", rest);
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "misbehave")) {
+		break;
+	case RQ_MISBEHAVE:
 		if (w[1] && !strcmp(w[1], "off")) {
 			memset(&e->misb, 0, sizeof(e->misb));
 			ok(e, slot, NULL);
@@ -398,19 +466,22 @@ static void request(struct emu *e, int slot, char *line)
 		}
 		misb_set(e, (unsigned int)f, (int)a, w[3] ? (int)b : 0);
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "frames")) {
+		break;
+	case RQ_FRAMES:
 		if (num(w[1], 0, INT64_MAX, &a) || num(w[2], 0, INT32_MAX, &b)) {
 			err(e, slot, EINVAL, "usage: frames FROM MAX");
 			return;
 		}
 		frames(e, slot, (uint64_t)a, (unsigned int)b);
-	} else if (!strcmp(w[0], "raw")) {
+		break;
+	case RQ_RAW:
 		if (num(w[1], 0, INT64_MAX, &a)) {
 			err(e, slot, EINVAL, "usage: raw SEQ");
 			return;
 		}
 		raw(e, slot, (uint64_t)a);
-	} else if (!strcmp(w[0], "wait")) {
+		break;
+	case RQ_WAIT:
 		if (num(w[1], 0, INT64_MAX, &a) || num(w[2], 0, 3600000, &b)) {
 			err(e, slot, EINVAL, "usage: wait FRAMES TIMEOUT_MS");
 			return;
@@ -421,11 +492,13 @@ static void request(struct emu *e, int slot, char *line)
 		}
 		e->client[slot].wait_frames = (uint64_t)a;
 		e->client[slot].wait_deadline = emu_now() + (uint64_t)b * 1000000;
-	} else if (!strcmp(w[0], "reset")) {
+		break;
+	case RQ_RESET:
 		memset(&e->st, 0, sizeof(e->st));
 		memset(e->rec.ring, 0, e->rec.size * sizeof(e->rec.ring[0]));
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "disconnect")) {
+		break;
+	case RQ_DISCONNECT:
 		emu_timer_set(e, T_RECONNECT, 0);
 		emu_timer_set(e, T_STORM, 0);
 		r = usb_unbind(e);
@@ -433,13 +506,15 @@ static void request(struct emu *e, int slot, char *line)
 			err(e, slot, -r, "unbind failed");
 		else
 			ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "connect")) {
+		break;
+	case RQ_CONNECT:
 		r = usb_bind(e);
 		if (r)
 			err(e, slot, -r, "bind failed");
 		else
 			ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "storm")) {
+		break;
+	case RQ_STORM:
 		if (num(w[1], 1, 10000, &a) || num(w[2], 1, 60000, &b) ||
 		    num(w[3], 1, 60000, &c)) {
 			err(e, slot, EINVAL, "usage: storm COUNT DOWN_MS UP_MS");
@@ -454,10 +529,12 @@ static void request(struct emu *e, int slot, char *line)
 			usb_unbind(e);
 		emu_timer_set(e, T_STORM, emu_now() + (uint64_t)b * 1000000);
 		ok(e, slot, NULL);
-	} else if (!strcmp(w[0], "quit")) {
+		break;
+	case RQ_QUIT:
 		ok(e, slot, NULL);
 		e->quit = true;
-	} else {
+		break;
+	default:
 		err(e, slot, EOPNOTSUPP, "unknown request; try 'help'");
 	}
 }

@@ -13,7 +13,7 @@
 
 #include <nbtool/version.h>
 
-#include "../../lib/emuctl/emuctl.h"
+#include <emuctl/emuctl.h>
 
 static void usage(FILE *f)
 {

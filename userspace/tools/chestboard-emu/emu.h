@@ -31,11 +31,11 @@
 #include <linux/naobody.h>
 #include <linux/usb/ch9.h>
 
+#include <emuctl/emuctl.h>
+#include <gadget/gadget.h>
 #include <naobody/prefs.h>
 
 #include "nb_codec.h"
-#include "../../lib/emuctl/emuctl.h"
-#include "../../lib/gadget/gadget.h"
 
 #define EMU_OUT_BUF		4608	/* > NB_FRAME_MAX, a multiple of 64 */
 #define EMU_IN_BUF		8192	/* room for over-long answers */

@@ -23,7 +23,8 @@
 #include <unistd.h>
 
 #include <linux/n_robot.h>
-#include <nbtool/version.h>
+#include <nbtool/options.h>
+#include <nbtool/pty.h>
 
 #define S_PC_TIMEOUT			0x01
 #define S_DYNAMIXEL_TIMEOUT		0x02
@@ -45,7 +46,7 @@ struct fmt {
 
 static struct servo servo[N_ROBOT_CM5_MAX_ID + 1];
 static struct fmt fmt[2];
-static int mfd = -1;
+static struct nbtool_pty pty = { .fd = -1 };
 static int flush_ms = 500;
 static int button_ms = 1500;	/* until someone presses START or MODE */
 static unsigned int drop_every;
@@ -68,11 +69,6 @@ static unsigned int pace_baud;	/* 0: bytes go out as fast as the pty takes them 
 static void on_press(int sig)
 {
 	presses++;
-}
-
-static void on_signal(int sig)
-{
-	stop = 1;
 }
 
 static void sleep_ms(int ms)
@@ -137,7 +133,7 @@ static int64_t now_ms(void)
 static int rx(int ms)
 {
 	int64_t deadline = now_ms() + ms;
-	struct pollfd p = { .fd = mfd, .events = POLLIN };
+	struct pollfd p = { .fd = pty.fd, .events = POLLIN };
 	uint8_t b;
 	int r, left;
 
@@ -152,7 +148,7 @@ static int rx(int ms)
 			continue;
 		}
 		if (p.revents & POLLIN) {
-			r = read(mfd, &b, 1);
+			r = read(pty.fd, &b, 1);
 			if (r == 1) {
 				/* at --pace, a byte from the host takes its time too */
 				pace(&rx_wire_at, 1);
@@ -169,20 +165,7 @@ static int rx(int ms)
 
 static void tx(const uint8_t *p, size_t n)
 {
-	ssize_t w;
-
-	while (n && !stop) {
-		w = write(mfd, p, n);
-		if (w < 0) {
-			if (errno == EINTR || errno == EAGAIN || errno == EIO) {
-				sleep_ms(5);
-				continue;
-			}
-			return;
-		}
-		p += w;
-		n -= w;
-	}
+	nbtool_pty_write(&pty, p, n, &stop);
 }
 
 /* What the CM-5 sends to the host, at --pace baud if given. */
@@ -579,7 +562,6 @@ int main(int argc, char **argv)
 	};
 	const char *link = NULL;
 	bool boot = false, any = false;
-	struct termios t;
 	int c, id, model;
 	char *colon;
 
@@ -594,11 +576,11 @@ int main(int argc, char **argv)
 			else if (colon && strcmp(colon + 1, "ax12")) {
 				fprintf(stderr, "cm5-emu: unknown model '%s' (ax12 or axs1)\n",
 					colon + 1);
-				return 2;
+				return NBTOOL_EXIT_USAGE;
 			}
 			if (id < 0 || id > N_ROBOT_CM5_MAX_ID) {
 				fprintf(stderr, "cm5-emu: id %d out of 0..253\n", id);
-				return 2;
+				return NBTOOL_EXIT_USAGE;
 			}
 			servo_defaults((uint8_t)id, model);
 			any = true;
@@ -627,49 +609,21 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			return nbtool_version("cm5-emu");
 		default:
-			usage(stderr);
-			return 2;
+			return nbtool_option("cm5-emu", usage, c);
 		}
 	}
 	if (!any) {
 		servo_defaults(1, N_ROBOT_CM5_MODEL_AX12);
 		servo_defaults(2, N_ROBOT_CM5_MODEL_AX12);
 	}
-	mfd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (mfd < 0 || grantpt(mfd) || unlockpt(mfd)) {
-		fprintf(stderr, "cm5-emu: cannot open a pseudo-terminal: %s\n",
-			strerror(errno));
-		return 1;
-	}
-	if (tcgetattr(mfd, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(mfd, TCSANOW, &t);
-	}
-	if (link) {
-		unlink(link);
-		if (symlink(ptsname(mfd), link)) {
-			fprintf(stderr, "cm5-emu: cannot link %s: %s\n", link,
-				strerror(errno));
-			return 1;
-		}
-	}
 	signal(SIGUSR1, on_press);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
-	printf("%s\n", ptsname(mfd));
-	fflush(stdout);
+	if (nbtool_pty_open(&pty, "cm5-emu", link, &stop))
+		return 1;
 	if (boot)
 		bootloader();
 	else
 		firmware();
-	if (link)
-		unlink(link);
+	nbtool_pty_close(&pty);
 	return 0;
 }

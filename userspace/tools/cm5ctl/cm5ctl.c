@@ -8,12 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <nbtool/version.h>
+#include <nbtool/serial.h>
 
 #include "cm5ctl.h"
 
-static const char *device;
-static enum nr_link_mode mode = NR_LINK_AUTO;
 static int timeout_ms = CM5_TIMEOUT_MS;
 bool raw_units;
 long loop_count;
@@ -61,63 +59,58 @@ static void usage(FILE *f)
 		"an error, 128 + the signal's number when one ended a command early.\n");
 }
 
-void explain(const char *what, int err)
+/* cm5ctl's own hints; the link's are libnbtool's. */
+static const char *hint(const char *what, int err)
 {
-	const char *hint = "";
-
 	switch (-err) {
-	case ENOENT:
-		hint = " (is the CM-5 plugged in? choose the port with -d)";
-		break;
 	case EACCES:
-		hint = strstr(what, "format") ?
+		return strstr(what, "format") ?
 		       " (the write format covers a read-only register: see 'cm5ctl regs', and --model for AX-S1s)" :
-		       " (add yourself to the dialout group)";
-		break;
-	case EPERM:
-		hint = nr_link_module_loaded() ?
-		       " (the n_robot line discipline needs CAP_NET_ADMIN: run as root, or use --ldisc=no)" :
-		       " (the n_robot module is not loaded, and this kernel loads it only for a caller that may load modules: run 'modprobe n_robot' as root, or use --ldisc=no)";
-		break;
+		       NULL;
 	case ETIMEDOUT:
-		hint = " (no reply: is the CM-5 on, running BRBrain, at 115200 baud?)";
-		break;
+		return " (no reply: is the CM-5 on, running BRBrain, at 115200 baud?)";
 	case EPROTO:
-		hint = " (the CM-5 answered something else: line noise? try again)";
-		break;
+		return " (the CM-5 answered something else: line noise? try again)";
 	case ERANGE:
-		hint = " (value out of the register's range, or read-only: see 'cm5ctl regs')";
-		break;
+		return " (value out of the register's range, or read-only: see 'cm5ctl regs')";
 	case EMSGSIZE:
-		hint = " (over the 130 bytes a WRITE_DATA may take: write fewer registers)";
-		break;
+		return " (over the 130 bytes a WRITE_DATA may take: write fewer registers)";
 	case ESTALE:
-		hint = " (the CM-5 did not answer the format cleanly, so it is unknown: set it again)";
-		break;
-	case EIO:
-		hint = " (the link went away)";
-		break;
-	case EPROTOTYPE:
-		hint = " (that n_robot device is another robot's: see its compatible in the device tree)";
-		break;
-	case ENOTTY:
-		hint = " (an n_robot device node frames in the kernel: leave out --ldisc=no)";
-		break;
+		return " (the CM-5 did not answer the format cleanly, so it is unknown: set it again)";
 	}
-	fprintf(stderr, "cm5ctl: %s: %s%s\n", what, strerror(-err), hint);
+	return NULL;
 }
 
-static int open_cm5(struct cm5 *c)
+static int open_cm5(void **dev);
+static void close_cm5(void *dev);
+
+static struct nbtool_serial tool = {
+	.prog = "cm5ctl",
+	.robot = "the CM-5",
+	.usage = usage,
+	.hint = hint,
+	.open = open_cm5,
+	.close = close_cm5,
+};
+
+void explain(const char *what, int err)
 {
+	nbtool_serial_explain(&tool, what, err);
+}
+
+static int open_cm5(void **dev)
+{
+	static struct cm5 cm5;
+	struct cm5 *c = &cm5;
 	int err, id;
 
-	err = cm5_open(c, device, mode);
+	err = cm5_open(c, tool.device, tool.mode);
 	if (err) {
 		char what[300];
 
-		snprintf(what, sizeof(what), "cannot open %s", device);
+		snprintf(what, sizeof(what), "cannot open %s", tool.device);
 		explain(what, err);
-		return err;
+		return 1;
 	}
 	c->timeout_ms = timeout_ms;
 	for (id = 0; id <= N_ROBOT_CM5_MAX_ID; id++) {
@@ -126,11 +119,17 @@ static int open_cm5(struct cm5 *c)
 			if (err) {
 				explain("cannot set the models", err);
 				cm5_close(c);
-				return err;
+				return 1;
 			}
 		}
 	}
+	*dev = c;
 	return 0;
+}
+
+static void close_cm5(void *dev)
+{
+	cm5_close(dev);
 }
 
 /* Report a status word; 0 if it says ok. */
@@ -152,8 +151,9 @@ int report(const char *what, int st)
 	return 0;
 }
 
-static int cmd_ping(struct cm5 *c, int argc, char **argv)
+static int cmd_ping(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	int id = N_ROBOT_CM5_PING_CM5, st;
 	char what[32];
 
@@ -176,8 +176,9 @@ static int cmd_ping(struct cm5 *c, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_scan(struct cm5 *c, int argc, char **argv)
+static int cmd_scan(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	unsigned int from = 0, to = N_ROBOT_CM5_MAX_ID;
 	uint8_t ids[N_ROBOT_CM5_MAX_ID + 1];
 	int n, i;
@@ -199,8 +200,9 @@ static int cmd_scan(struct cm5 *c, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_status(struct cm5 *c)
+static int cmd_status(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	char buf[160];
 	int st = cm5_ping_cm5(c);
 
@@ -251,8 +253,9 @@ const char *parse_spec(struct cm5 *c, char *spec,
 	return values ? values : "";
 }
 
-static int cmd_read(struct cm5 *c, int argc, char **argv)
+static int cmd_read(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	struct cm5_fmt_entry e[N_ROBOT_CM5_MAX_DYNAMIXELS];
 	double nat[N_ROBOT_CM5_NUM_REG_BYTES * N_ROBOT_CM5_MAX_DYNAMIXELS];
 	int32_t raw[N_ROBOT_CM5_NUM_REG_BYTES * N_ROBOT_CM5_MAX_DYNAMIXELS];
@@ -298,8 +301,9 @@ static int cmd_read(struct cm5 *c, int argc, char **argv)
 	return report("read", st) ? EXIT_STATUS : 0;
 }
 
-static int cmd_write(struct cm5 *c, int argc, char **argv)
+static int cmd_write(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	struct cm5_fmt_entry e[N_ROBOT_CM5_MAX_DYNAMIXELS];
 	double nat[128];
 	int32_t raw[128];
@@ -345,7 +349,7 @@ static int cmd_write(struct cm5 *c, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_regs(int argc, char **argv)
+static int cmd_regs(void *dev, int argc, char **argv)
 {
 	int model = argc > 1 ? cm5_model_parse(argv[1]) :
 			       N_ROBOT_CM5_MODEL_AX12;
@@ -389,7 +393,7 @@ static void progress(void *ctx, size_t done, size_t total, const char *what)
 	fflush(stderr);
 }
 
-static int cmd_flash(int argc, char **argv)
+static int cmd_flash(void *dev, int argc, char **argv)
 {
 	struct cm5_flash_ops ops = { .progress = progress };
 	static uint8_t image[256 * 1024];
@@ -414,7 +418,7 @@ static int cmd_flash(int argc, char **argv)
 			argv[1]);
 		return 1;
 	}
-	r = cm5_flash(device, image, len, &ops, step_ms);
+	r = cm5_flash(tool.device, image, len, &ops, step_ms);
 	fputc('\n', stderr);
 	if (r == -EILSEQ) {
 		fprintf(stderr, "cm5ctl: flash: verify failed: the CM-5 read back other bytes; flash again\n");
@@ -428,8 +432,9 @@ static int cmd_flash(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_stats(struct cm5 *c)
+static int cmd_stats(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	struct n_robot_stats s;
 	int err = nr_link_stats(&c->link, &s);
 
@@ -471,28 +476,27 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct cm5 c;
-	const char *cmd;
+	static const struct nbtool_cmd cmds[] = {
+		{ "ping", cmd_ping, NBTOOL_DEVICE },
+		{ "scan", cmd_scan, NBTOOL_DEVICE },
+		{ "status", cmd_status, NBTOOL_DEVICE },
+		{ "read", cmd_read, NBTOOL_DEVICE },
+		{ "write", cmd_write, NBTOOL_DEVICE },
+		{ "regs", cmd_regs, 0 },
+		{ "flash", cmd_flash, 0 },
+		{ "stats", cmd_stats, NBTOOL_DEVICE },
+		{ "attach", cmd_attach, NBTOOL_DEVICE },
+		{ "servos", cmd_servos, NBTOOL_DEVICE },
+		{ "loop", cmd_loop, NBTOOL_DEVICE },
+		{ "pose", cmd_pose, NBTOOL_DEVICE },
+		{ NULL },
+	};
 	int o, ret, id, m;
 	char *eq;
 
-	device = getenv("CM5_DEVICE");
-	if (!device)
-		device = "/dev/ttyUSB0";
+	nbtool_serial_init(&tool, "CM5_DEVICE", "/dev/ttyUSB0");
 	while ((o = getopt_long(argc, argv, "+d:L:t:m:rS:n:vh", opts, NULL)) != -1) {
 		switch (o) {
-		case 'd':
-			device = optarg;
-			break;
-		case 'L':
-			m = nr_link_parse_mode(optarg);
-			if (m < 0) {
-				fprintf(stderr, "cm5ctl: --ldisc: auto, yes or no, not '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			mode = m;
-			break;
 		case 't':
 			timeout_ms = atoi(optarg);
 			break;
@@ -519,56 +523,11 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			return nbtool_version("cm5ctl");
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			ret = nbtool_serial_option(&tool, o, optarg);
+			if (ret >= 0)
+				return ret;
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc < 1) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	cmd = argv[0];
-	if (!strcmp(cmd, "regs"))
-		return cmd_regs(argc, argv);
-	if (!strcmp(cmd, "flash"))
-		return cmd_flash(argc, argv);
-	if (strcmp(cmd, "ping") && strcmp(cmd, "scan") && strcmp(cmd, "status") &&
-	    strcmp(cmd, "read") && strcmp(cmd, "write") && strcmp(cmd, "stats") &&
-	    strcmp(cmd, "attach") && strcmp(cmd, "servos") &&
-	    strcmp(cmd, "loop") && strcmp(cmd, "pose")) {
-		fprintf(stderr, "cm5ctl: unknown command '%s' (see --help)\n", cmd);
-		return EXIT_USAGE;
-	}
-	if (open_cm5(&c))
-		return 1;
-	if (!strcmp(cmd, "ping"))
-		ret = cmd_ping(&c, argc, argv);
-	else if (!strcmp(cmd, "scan"))
-		ret = cmd_scan(&c, argc, argv);
-	else if (!strcmp(cmd, "status"))
-		ret = cmd_status(&c);
-	else if (!strcmp(cmd, "read"))
-		ret = cmd_read(&c, argc, argv);
-	else if (!strcmp(cmd, "write"))
-		ret = cmd_write(&c, argc, argv);
-	else if (!strcmp(cmd, "attach"))
-		ret = cmd_attach(&c);
-	else if (!strcmp(cmd, "servos"))
-		ret = cmd_servos(&c, argc, argv);
-	else if (!strcmp(cmd, "loop"))
-		ret = cmd_loop(&c, argc, argv);
-	else if (!strcmp(cmd, "pose"))
-		ret = cmd_pose(&c, argc, argv);
-	else
-		ret = cmd_stats(&c);
-	cm5_close(&c);
-	return ret;
+	return nbtool_serial_run(&tool, cmds, argc - optind, argv + optind);
 }

@@ -9,8 +9,9 @@
 #include <stdbool.h>
 
 #include <cm5/cm5.h>
+#include <nbtool/serial.h>
 
-#define EXIT_USAGE	2
+#define EXIT_USAGE	NBTOOL_EXIT_USAGE
 #define EXIT_STATUS	3	/* the CM-5 answered with an error status */
 
 extern bool raw_units;
@@ -23,9 +24,10 @@ int report(const char *what, int st);
 /* "ID:REG[:N]" or "ID:REG=V,V": fill e, return the text after '=' or "". */
 const char *parse_spec(struct cm5 *c, char *spec, struct cm5_fmt_entry *e);
 
-int cmd_attach(struct cm5 *c);
-int cmd_servos(struct cm5 *c, int argc, char **argv);
-int cmd_loop(struct cm5 *c, int argc, char **argv);
-int cmd_pose(struct cm5 *c, int argc, char **argv);
+/* The commands on the CM-5 (dev): struct cm5 *, opened (<nbtool/serial.h>). */
+int cmd_attach(void *dev, int argc, char **argv);
+int cmd_servos(void *dev, int argc, char **argv);
+int cmd_loop(void *dev, int argc, char **argv);
+int cmd_pose(void *dev, int argc, char **argv);
 
 #endif /* _CM5CTL_H */

@@ -19,22 +19,6 @@
 
 static volatile sig_atomic_t stop;	/* the signal that came, or 0 */
 
-static void on_signal(int sig)
-{
-	stop = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -43,8 +27,9 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int cmd_attach(struct cm5 *c)
+int cmd_attach(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	int err;
 
 	if (!c->link.ldisc) {
@@ -63,8 +48,9 @@ int cmd_attach(struct cm5 *c)
 	return 0;
 }
 
-int cmd_servos(struct cm5 *c, int argc, char **argv)
+int cmd_servos(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	unsigned int from = 0, to = N_ROBOT_CM5_MAX_DYNAMIXELS - 1, id;
 	int st, clean = 0, retried = 0, silent = 0;
 	char buf[160];
@@ -145,8 +131,9 @@ static void print_reads(const struct cm5 *c, const double *nat,
 	}
 }
 
-int cmd_loop(struct cm5 *c, int argc, char **argv)
+int cmd_loop(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	static double rnat[MAX_VALUES], wnat[128];
 	static int32_t rraw[MAX_VALUES], wraw[128];
 	struct cm5_fmt_entry re[N_ROBOT_CM5_MAX_DYNAMIXELS];
@@ -195,7 +182,7 @@ int cmd_loop(struct cm5 *c, int argc, char **argv)
 		return EXIT_STATUS;
 	if (nr && report("set read format", cm5_set_read_format(c, re, nr)))
 		return EXIT_STATUS;
-	catch_signals();
+	nbtool_catch_signals(&stop);
 	t0 = now_s();
 	while (!stop && (!loop_count || cycles < loop_count)) {
 		if (nw) {
@@ -411,7 +398,7 @@ static int pose_play(struct cm5 *c, int argc, char **argv)
 		fprintf(stderr, "cm5ctl: pose play: expected FILE[@SECONDS]...\n");
 		return EXIT_USAGE;
 	}
-	catch_signals();
+	nbtool_catch_signals(&stop);
 	for (i = 2; i < argc && !stop; i++) {
 		snprintf(path, sizeof(path), "%s", argv[i]);
 		at = strrchr(path, '@');
@@ -443,8 +430,9 @@ static int pose_play(struct cm5 *c, int argc, char **argv)
 	return 0;
 }
 
-int cmd_pose(struct cm5 *c, int argc, char **argv)
+int cmd_pose(void *dev, int argc, char **argv)
 {
+	struct cm5 *c = dev;
 	if (argc >= 2 && !strcmp(argv[1], "save"))
 		return pose_save(c, argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "play"))

@@ -102,46 +102,45 @@ static void mark(FILE *marks, unsigned int i, const char *what)
 	fflush(marks);
 }
 
-int main(int argc, char **argv)
-{
-	const char *dir = NULL, *socket_path = "/tmp/robocup", *sysfs = "/sys";
-	const char *restart = NULL, *hal_version = NULL;
-	uint32_t busdev = CAP_ANY_DEVICE;
-	bool no_lola = false, wait_enter = true;
-	double scale = 1;
-	char def[64], path[PATH_MAX + 32], err[300], tarball[PATH_MAX + 16];
-	struct naocap_device d;
-	struct usbmon_rec u;
-	struct lola_client l;
-	FILE *marks, *ver;
-	struct utsname un;
-	int c;
+struct options {
+	const char *dir, *socket_path, *sysfs, *restart, *hal_version;
+	uint32_t busdev;
+	bool no_lola, wait_enter;
+	double scale;
+	char def[64];		/* the default dir's name */
+};
 
+/* Returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
 		{ 0 }
 	};
+	int c;
 
+	*o = (struct options){ .socket_path = "/tmp/robocup", .sysfs = "/sys",
+			       .busdev = CAP_ANY_DEVICE, .wait_enter = true, .scale = 1 };
 	while ((c = getopt_long(argc, argv, "o:l:ns:yr:V:D:S:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': dir = optarg; break;
-		case 'l': socket_path = optarg; break;
-		case 'n': no_lola = true; break;
+		case 'o': o->dir = optarg; break;
+		case 'l': o->socket_path = optarg; break;
+		case 'n': o->no_lola = true; break;
 		case 's': {
 			char *end;
 
-			scale = strtod(optarg, &end);
-			if (end == optarg || *end || scale <= 0 || scale > 100) {
+			o->scale = strtod(optarg, &end);
+			if (end == optarg || *end || o->scale <= 0 || o->scale > 100) {
 				fprintf(stderr, "naocap: -s wants a factor above 0 and at most 100, not '%s'\n",
 					optarg);
 				return 2;
 			}
 			break;
 		}
-		case 'y': wait_enter = false; break;
-		case 'r': restart = optarg; break;
-		case 'V': hal_version = optarg; break;
+		case 'y': o->wait_enter = false; break;
+		case 'r': o->restart = optarg; break;
+		case 'V': o->hal_version = optarg; break;
 		case 'D': {
 			unsigned int b, v;
 
@@ -149,10 +148,10 @@ int main(int argc, char **argv)
 				fprintf(stderr, "naocap: -D wants BUS:DEV, as lsusb prints them\n");
 				return 2;
 			}
-			busdev = CAP_BUSDEV(b, v);
+			o->busdev = CAP_BUSDEV(b, v);
 			break;
 		}
-		case 'S': sysfs = optarg; break;
+		case 'S': o->sysfs = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 'v': return nbtool_version("naocap");
 		default: usage(stderr); return 2;
@@ -163,89 +162,116 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (device_find(sysfs, busdev, &d, err, sizeof(err))) {
-		fprintf(stderr, "naocap: %s\n", err);
-		return 1;
-	}
-	if (!strcmp(d.driver, "naobody")) {
-		fprintf(stderr,
-			"naocap: naobody.ko is bound to the chest board (%u:%u): the capture would show our\n"
-			"driver, not HAL. Unload it (rmmod naobody), start HAL and LoLA, and run naocap again.\n",
-			d.bus, d.dev);
-		return 1;
-	}
-	if (!dir) {
+	if (!o->dir) {
 		time_t t = time(NULL);
 		struct tm tm;
 
 		gmtime_r(&t, &tm);
-		strftime(def, sizeof(def), "naocap-%Y%m%d-%H%M%S", &tm);
-		dir = def;
+		strftime(o->def, sizeof(o->def), "naocap-%Y%m%d-%H%M%S", &tm);
+		o->dir = o->def;
 	}
-	if (mkdir(dir, 0755)) {
-		fprintf(stderr, "naocap: %s: %s\n", dir, strerror(errno));
+	return -1;
+}
+
+/* What runs while the person follows the script. */
+struct recording {
+	struct naocap_device d;
+	struct usbmon_rec u;
+	struct lola_client l;
+	FILE *marks;
+};
+
+/*
+ * The chest board found (and refused if our driver has it), the archive's
+ * directory made, usbmon and LoLA recording, the marks file open. 0, or
+ * the exit status once the reason is said; a refusal leaves nothing.
+ */
+static int start(const struct options *o, struct recording *r)
+{
+	char path[PATH_MAX + 32], err[300];
+
+	if (device_find(o->sysfs, o->busdev, &r->d, err, sizeof(err))) {
+		fprintf(stderr, "naocap: %s\n", err);
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s/" CAP_FILE_PCAP, dir);
-	if (usbmon_start(&u, d.bus, path)) {
-		fprintf(stderr, "naocap: %s\n", u.err);
-		remove_dir(dir);
+	if (!strcmp(r->d.driver, "naobody")) {
+		fprintf(stderr,
+			"naocap: naobody.ko is bound to the chest board (%u:%u): the capture would show our\n"
+			"driver, not HAL. Unload it (rmmod naobody), start HAL and LoLA, and run naocap again.\n",
+			r->d.bus, r->d.dev);
 		return 1;
 	}
-	if (!no_lola) {
-		snprintf(path, sizeof(path), "%s/" CAP_FILE_LOLA, dir);
-		if (lola_start(&l, socket_path, path)) {
-			fprintf(stderr, "naocap: %s\n", l.err);
-			usbmon_stop(&u);
-			remove_dir(dir);
+	if (mkdir(o->dir, 0755)) {
+		fprintf(stderr, "naocap: %s: %s\n", o->dir, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/" CAP_FILE_PCAP, o->dir);
+	if (usbmon_start(&r->u, r->d.bus, path)) {
+		fprintf(stderr, "naocap: %s\n", r->u.err);
+		remove_dir(o->dir);
+		return 1;
+	}
+	if (!o->no_lola) {
+		snprintf(path, sizeof(path), "%s/" CAP_FILE_LOLA, o->dir);
+		if (lola_start(&r->l, o->socket_path, path)) {
+			fprintf(stderr, "naocap: %s\n", r->l.err);
+			usbmon_stop(&r->u);
+			remove_dir(o->dir);
 			return 1;
 		}
 	}
-	snprintf(path, sizeof(path), "%s/" CAP_FILE_MARKS, dir);
-	marks = fopen(path, "w");
-	if (!marks) {
+	snprintf(path, sizeof(path), "%s/" CAP_FILE_MARKS, o->dir);
+	r->marks = fopen(path, "w");
+	if (!r->marks) {
 		perror(path);
 		return 1;
 	}
-	printf("naocap: recording the chest board %u:%u (%04x:%04x, driver %s) and %s\n",
-	       d.bus, d.dev, d.vid, d.pid, d.driver[0] ? d.driver : "none",
-	       no_lola ? "no LoLA" : socket_path);
-	if (restart) {
-		mark(marks, 0, "restart HAL");
-		printf("naocap: running '%s'\n", restart);
-		if (sh(restart, NULL))
-			fprintf(stderr, "naocap: '%s' failed; going on\n", restart);
-	}
+	return 0;
+}
+
+/* The guided script, each step's start marked; the recording stopped after. */
+static void run_script(const struct options *o, struct recording *r)
+{
+	int c;
+
 	for (unsigned int i = 0; i < STEPS; i++) {
-		int secs = (int)(steps[i].seconds * scale + 0.5);
+		int secs = (int)(steps[i].seconds * o->scale + 0.5);
 
 		if (secs < 1)
 			secs = 1;
 		printf("\nStep %u of %zu: %s\n  %s (%d s)\n", i + 1, STEPS, steps[i].name,
 		       steps[i].say, secs);
-		if (wait_enter) {
+		if (o->wait_enter) {
 			printf("  Press Enter to start.");
 			fflush(stdout);
 			while ((c = getchar()) != '\n' && c != EOF)
 				;
 		}
-		mark(marks, i, steps[i].name);
+		mark(r->marks, i, steps[i].name);
 		for (int s = secs; s > 0; s--) {
 			printf("\r  %2d s left ", s);
 			fflush(stdout);
 			sleep(1);
-			if (!no_lola && l.err[0])
+			if (!o->no_lola && r->l.err[0])
 				break;
 		}
 		printf("\r  done        \n");
 	}
-	mark(marks, STEPS, "end");
-	fclose(marks);
-	if (!no_lola)
-		lola_stop(&l);
-	usbmon_stop(&u);
+	mark(r->marks, STEPS, "end");
+	fclose(r->marks);
+	if (!o->no_lola)
+		lola_stop(&r->l);
+	usbmon_stop(&r->u);
+}
 
-	snprintf(path, sizeof(path), "%s/" CAP_FILE_VERSIONS, dir);
+/* The versions file: what recorded what, and how much. 0, or 1. */
+static int write_versions(const struct options *o, const struct recording *r)
+{
+	char path[PATH_MAX + 32];
+	struct utsname un;
+	FILE *ver;
+
+	snprintf(path, sizeof(path), "%s/" CAP_FILE_VERSIONS, o->dir);
 	ver = fopen(path, "w");
 	if (!ver) {
 		perror(path);
@@ -255,34 +281,61 @@ int main(int argc, char **argv)
 	fprintf(ver, "naocap.version %s\nkernel %s %s\nusb.busdev %u:%u\nusb.id %04x:%04x\n"
 		"usb.product %s\nusb.manufacturer %s\nusb.bcdDevice %s\nusb.driver %s\n"
 		"usbmon.records %llu\nusbmon.dropped %llu\n",
-		NAOBODY_VERSION, un.release, un.machine, d.bus, d.dev, d.vid, d.pid, d.product,
-		d.manufacturer, d.bcd, d.driver[0] ? d.driver : "none", u.packets, u.dropped);
-	if (!no_lola)
+		NAOBODY_VERSION, un.release, un.machine, r->d.bus, r->d.dev, r->d.vid, r->d.pid,
+		r->d.product, r->d.manufacturer, r->d.bcd, r->d.driver[0] ? r->d.driver : "none",
+		r->u.packets, r->u.dropped);
+	if (!o->no_lola)
 		fprintf(ver, "lola.packets %llu\nlola.commands %llu\nlola.undecodable %llu\n",
-			(unsigned long long)l.packets, (unsigned long long)l.commands,
-			(unsigned long long)l.errors);
+			(unsigned long long)r->l.packets, (unsigned long long)r->l.commands,
+			(unsigned long long)r->l.errors);
 	fprintf(ver, "chest.version see naoctl replay (the 0x02 answer, if HAL's start-up was recorded)\n");
 	fflush(ver);
-	if (hal_version) {
+	if (o->hal_version) {
 		fprintf(ver, "hal.version ");
 		fflush(ver);
-		if (sh(hal_version, path))
+		if (sh(o->hal_version, path))
 			fprintf(ver, "(the command failed)\n");
 	} else {
 		fprintf(ver, "hal.version unknown (naocap -V COMMAND records it)\n");
 	}
 	fclose(ver);
-	snprintf(tarball, sizeof(tarball), "%s.tar.gz", dir);
-	if (cap_archive_pack(dir, tarball, err, sizeof(err))) {
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char err[300], tarball[PATH_MAX + 16];
+	struct recording r = { 0 };
+	struct options o;
+	int rc = parse_options(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (start(&o, &r))
+		return 1;
+	printf("naocap: recording the chest board %u:%u (%04x:%04x, driver %s) and %s\n",
+	       r.d.bus, r.d.dev, r.d.vid, r.d.pid, r.d.driver[0] ? r.d.driver : "none",
+	       o.no_lola ? "no LoLA" : o.socket_path);
+	if (o.restart) {
+		mark(r.marks, 0, "restart HAL");
+		printf("naocap: running '%s'\n", o.restart);
+		if (sh(o.restart, NULL))
+			fprintf(stderr, "naocap: '%s' failed; going on\n", o.restart);
+	}
+	run_script(&o, &r);
+	if (write_versions(&o, &r))
+		return 1;
+	snprintf(tarball, sizeof(tarball), "%s.tar.gz", o.dir);
+	if (cap_archive_pack(o.dir, tarball, err, sizeof(err))) {
 		fprintf(stderr, "naocap: %s\n", err);
 		return 1;
 	}
-	printf("\nnaocap: %llu usbmon records (%llu dropped)", u.packets, u.dropped);
-	if (!no_lola)
-		printf(", %llu LoLA packets", (unsigned long long)l.packets);
+	printf("\nnaocap: %llu usbmon records (%llu dropped)", r.u.packets, r.u.dropped);
+	if (!o.no_lola)
+		printf(", %llu LoLA packets", (unsigned long long)r.l.packets);
 	printf("\nnaocap: send %s; check it with: naoctl verify %s\n", tarball, tarball);
-	if (!no_lola && l.err[0]) {
-		fprintf(stderr, "naocap: %s: the LoLA log ends early\n", l.err);
+	if (!o.no_lola && r.l.err[0]) {
+		fprintf(stderr, "naocap: %s: the LoLA log ends early\n", r.l.err);
 		return 1;
 	}
 	return 0;

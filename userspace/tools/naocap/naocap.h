@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../lib/capture/capture.h"
+#include <capture/capture.h>
 
 struct naocap_device {
 	char name[256];		/* sysfs name, "1-1" */

@@ -12,7 +12,7 @@
 #ifndef NAOCTL_CAPTURE_CMDS_H
 #define NAOCTL_CAPTURE_CMDS_H
 
-#include "../../lib/capture/capture.h"
+#include <capture/capture.h>
 
 int replay_main(int argc, char **argv);
 int verify_main(int argc, char **argv);

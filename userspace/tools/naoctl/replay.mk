@@ -4,5 +4,5 @@
 # codec (kernel/naobody/codec, GPL like naoctl) and libnbcapture.
 naoctl_SRCS += $(addprefix $(srctree)/userspace/tools/naoctl/, \
 	replay.c verify.c verify_frames.c verify_fields.c)
-naoctl_LIBS += nbcapture nbcodec
+naoctl_LIBS += nbcapture mpread nbcodec
 naoctl_LDLIBS += -lpcap $(shell $(PKG_CONFIG) --libs msgpack)

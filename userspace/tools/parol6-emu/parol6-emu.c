@@ -32,7 +32,8 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-#include <nbtool/version.h>
+#include <nbtool/options.h>
+#include <nbtool/pty.h>
 
 #define JOINTS 6
 
@@ -40,7 +41,7 @@ static const int32_t standby[JOINTS] = { 10240, -32000, 57905, 0, 0, 32000 };
 static const int32_t lo[JOINTS] = { -14000, -51558, 34699, -7500, -6400, 0 };
 static const int32_t hi[JOINTS] = { 14000, -1200, 92604, 7500, 6400, 64000 };
 
-static int mfd = -1;
+static struct nbtool_pty pty = { .fd = -1 };
 static volatile sig_atomic_t stop;
 static FILE *cmdlog, *tlog;
 static bool verbose;
@@ -73,11 +74,6 @@ static struct {
 	uint16_t ticks;
 } arm;
 
-static void on_signal(int sig)
-{
-	stop = 1;
-}
-
 static int64_t now_us(void)
 {
 	struct timespec ts;
@@ -91,7 +87,7 @@ static bool pkt_waited;	/* ... the current packet's first byte did */
 
 static int rx(void)
 {
-	struct pollfd p = { .fd = mfd, .events = POLLIN };
+	struct pollfd p = { .fd = pty.fd, .events = POLLIN };
 	struct timespec ts = { 0, 20000000 };
 	uint8_t b;
 
@@ -101,7 +97,7 @@ static int rx(void)
 			rx_waited = true;
 			continue;
 		}
-		if ((p.revents & POLLIN) && read(mfd, &b, 1) == 1)
+		if ((p.revents & POLLIN) && read(pty.fd, &b, 1) == 1)
 			return b;
 		nanosleep(&ts, NULL);	/* no tool on the other side */
 	}
@@ -110,18 +106,7 @@ static int rx(void)
 
 static void tx(const uint8_t *p, size_t n)
 {
-	ssize_t w;
-
-	while (n && !stop) {
-		w = write(mfd, p, n);
-		if (w < 0) {
-			if (errno == EINTR || errno == EAGAIN || errno == EIO)
-				continue;
-			return;
-		}
-		p += w;
-		n -= w;
-	}
+	nbtool_pty_write(&pty, p, n, &stop);
 }
 
 static int32_t get24(const uint8_t *p)
@@ -281,7 +266,7 @@ static int64_t arrival_us(void)
 	int64_t t = now_us(), cycle = (int64_t)(CYCLE_S * 1e6);
 	int queued = 0;
 
-	if (ioctl(mfd, FIONREAD, &queued) == 0 && queued > 0)
+	if (ioctl(pty.fd, FIONREAD, &queued) == 0 && queued > 0)
 		t -= (int64_t)(queued / 56) * cycle;
 	if (!pkt_waited && arm.last_us && t > arm.last_us + cycle)
 		t = arm.last_us + cycle;
@@ -514,7 +499,6 @@ int main(int argc, char **argv)
 	};
 	struct sched_param sp = { .sched_priority = 10 };
 	const char *link = NULL;
-	struct termios t;
 	int c, j;
 
 	while ((c = getopt_long(argc, argv, "l:o:t:g:e:r:m:H:vh", opts, NULL)) != -1) {
@@ -556,49 +540,22 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			return nbtool_version("parol6-emu");
 		default:
-			usage(stderr);
-			return 2;
+			return nbtool_option("parol6-emu", usage, c);
 		}
 	}
 	for (j = 0; j < JOINTS; j++)
 		arm.tel_pos[j] = (int32_t)(arm.pos[j] = standby[j]);
 	arm.last_command = 255;
 	arm.enabled = true;	/* structs.h: disabled = 0 */
-	mfd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (mfd < 0 || grantpt(mfd) || unlockpt(mfd)) {
-		fprintf(stderr, "parol6-emu: cannot open a pseudo-terminal: %s\n",
-			strerror(errno));
-		return 1;
-	}
-	if (tcgetattr(mfd, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(mfd, TCSANOW, &t);
-	}
-	if (link) {
-		unlink(link);
-		if (symlink(ptsname(mfd), link)) {
-			fprintf(stderr, "parol6-emu: cannot link %s: %s\n", link,
-				strerror(errno));
-			return 1;
-		}
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	/* The board answers within its cycle; as parolctl does, run
 	 * real-time if allowed so the machine's load stays out of the timing.
 	 */
 	sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp);
-	printf("%s\n", ptsname(mfd));
-	fflush(stdout);
+	if (nbtool_pty_open(&pty, "parol6-emu", link, &stop))
+		return 1;
 	serve();
-	if (link)
-		unlink(link);
+	nbtool_pty_close(&pty);
 	if (cmdlog)
 		fclose(cmdlog);
 	if (tlog)

@@ -20,26 +20,19 @@
 #include <unistd.h>
 
 #include <parol6/parol6.h>
-#include <nbtool/version.h>
+#include <nbtool/serial.h>
 
-#define EXIT_USAGE	2
+#define EXIT_USAGE	NBTOOL_EXIT_USAGE
 #define EXIT_LINK	3	/* the link was lost */
 #define EXIT_REFUSED	4	/* the arm refused: E-stop, not homed... */
 
 static volatile sig_atomic_t stop;	/* the signal that came, or 0 */
-static const char *device;
-static enum nr_link_mode mode = NR_LINK_AUTO;
 static bool dry_run;
 static double duration = 1.0;		/* jog, s */
 static double speed_dps = 10.0;		/* move, deg/s */
 static double accel_dps2 = 40.0;	/* move, deg/s^2 */
 static double timeout_s = 60.0;		/* home, move */
 static int link_timeout_ms = 200;
-
-static void on_signal(int sig)
-{
-	stop = sig;
-}
 
 /* An interrupted command's exit status, as a shell gives it: 128 + signal. */
 static int interrupted(void)
@@ -134,40 +127,29 @@ static void hexdump(void *ctx, const uint8_t *f, size_t len)
 	fflush(stdout);
 }
 
-static void explain(const char *what, int err)
+/* parolctl's own hints; the link's are libnbtool's. */
+static const char *hint(const char *what, int err)
 {
-	const char *hint = "";
-
 	switch (-err) {
-	case ENOENT:
-		hint = " (is the board plugged in? choose the port with -d)";
-		break;
-	case EACCES:
-		hint = " (add yourself to the dialout group)";
-		break;
-	case EPERM:
-		hint = nr_link_module_loaded() ?
-		       " (the n_robot line discipline needs CAP_NET_ADMIN: run as root, or use --ldisc=no)" :
-		       " (the n_robot module is not loaded, and this kernel loads it only for a caller that may load modules: run 'modprobe n_robot' as root, or use --ldisc=no)";
-		break;
 	case ETIMEDOUT:
 	case ENOLINK:
-		hint = " (no telemetry: is the board powered and running its firmware?)";
-		break;
+		return " (no telemetry: is the board powered and running its firmware?)";
 	case ERANGE:
-		hint = " (outside the joint's limits: see parolctl(1))";
-		break;
-	case EIO:
-		hint = " (the link went away)";
-		break;
-	case EPROTOTYPE:
-		hint = " (that n_robot device is another robot's: see its compatible in the device tree)";
-		break;
-	case ENOTTY:
-		hint = " (an n_robot device node frames in the kernel: leave out --ldisc=no)";
-		break;
+		return " (outside the joint's limits: see parolctl(1))";
 	}
-	fprintf(stderr, "parolctl: %s: %s%s\n", what, strerror(-err), hint);
+	return NULL;
+}
+
+static struct nbtool_serial tool = {
+	.prog = "parolctl",
+	.robot = "the board",
+	.usage = usage,
+	.hint = hint,
+};
+
+static void explain(const char *what, int err)
+{
+	nbtool_serial_explain(&tool, what, err);
 }
 
 static void print_telemetry(const struct parol6_telemetry *t)
@@ -614,7 +596,7 @@ static void state_locate(void)
 				 (unsigned int)geteuid());
 		dir = base;
 	}
-	if (!realpath(device, real))
+	if (!realpath(tool.device, real))
 		return;
 	for (c = real; *c; c++)
 		if (*c == '/')
@@ -674,28 +656,23 @@ static void state_save(const struct parol6 *p)
 
 static int open_link(struct parol6 *p)
 {
-	struct sigaction sa;
 	int err;
 
 	if (dry_run) {
 		parol6_open_dry(p);
 	} else {
-		err = parol6_open(p, device, mode);
+		err = parol6_open(p, tool.device, tool.mode);
 		if (err) {
 			char what[300];
 
-			snprintf(what, sizeof(what), "cannot open %s", device);
+			snprintf(what, sizeof(what), "cannot open %s", tool.device);
 			explain(what, err);
 			return 1;
 		}
 		state_load(p);
 	}
 	p->dump = hexdump;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	nbtool_catch_signals(&stop);
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
@@ -750,7 +727,7 @@ static int run_job(struct parol6 *p, struct job *job, const char *cmd)
 #define MAX_STEPS	1000
 #define MAX_WORDS	12
 
-static int run_program(int argc, char **argv)
+static int cmd_run(void *dev, int argc, char **argv)
 {
 	static struct job jobs[MAX_STEPS];
 	static char text[MAX_STEPS][256];
@@ -812,7 +789,7 @@ static int run_program(int argc, char **argv)
  * share it and its counters last. Sends nothing: the arm sees no frame
  * from it, so there is no Idle to owe it either.
  */
-static int cmd_attach(int argc)
+static int cmd_attach(void *dev, int argc, char **argv)
 {
 	struct parol6 p;
 	int err;
@@ -821,16 +798,16 @@ static int cmd_attach(int argc)
 		fprintf(stderr, "parolctl: attach takes no arguments\n");
 		return EXIT_USAGE;
 	}
-	if (dry_run || mode == NR_LINK_RAW) {
+	if (dry_run || tool.mode == NR_LINK_RAW) {
 		fprintf(stderr, "parolctl: attach: it attaches the line discipline; not with --dry-run or --ldisc=no\n");
 		return EXIT_USAGE;
 	}
-	err = parol6_open(&p, device, NR_LINK_LDISC);
+	err = parol6_open(&p, tool.device, NR_LINK_LDISC);
 	if (err) {
 		char what[300];
 
 		snprintf(what, sizeof(what), "cannot attach the line discipline to %s",
-			 device);
+			 tool.device);
 		explain(what, err);
 		return 1;
 	}
@@ -845,6 +822,22 @@ static int cmd_attach(int argc)
 		return EXIT_LINK;
 	}
 	return 0;
+}
+
+/* Any other command: one job, checked before the link is opened. */
+static int cmd_job(void *dev, int argc, char **argv)
+{
+	struct parol6 p;
+	struct job job = { .p = &p };
+	int ret = parse_job(&job, argc, argv);
+
+	if (ret)
+		return ret;
+	if (open_link(&p))
+		return 1;
+	ret = run_job(&p, &job, argv[0]);
+	close_link(&p);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -862,28 +855,16 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct parol6 p;
-	struct job job = { .p = &p };
-	const char *cmd;
-	int o, m, ret;
+	static const struct nbtool_cmd cmds[] = {
+		{ "run", cmd_run, 0 },
+		{ "attach", cmd_attach, 0 },
+		{ NULL, cmd_job, 0 },
+	};
+	int o, ret;
 
-	device = getenv("PAROL6_DEVICE");
-	if (!device)
-		device = "/dev/ttyACM0";
+	nbtool_serial_init(&tool, "PAROL6_DEVICE", "/dev/ttyACM0");
 	while ((o = getopt_long(argc, argv, "+d:L:nf:s:a:T:l:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'd':
-			device = optarg;
-			break;
-		case 'L':
-			m = nr_link_parse_mode(optarg);
-			if (m < 0) {
-				fprintf(stderr, "parolctl: --ldisc: auto, yes or no, not '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			mode = m;
-			break;
 		case 'n':
 			dry_run = true;
 			break;
@@ -907,35 +888,12 @@ int main(int argc, char **argv)
 		case 'l':
 			link_timeout_ms = atoi(optarg);
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			return nbtool_version("parolctl");
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			ret = nbtool_serial_option(&tool, o, optarg);
+			if (ret >= 0)
+				return ret;
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (argc < 1) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	cmd = argv[0];
 	progress_on = isatty(STDERR_FILENO);
-	if (!strcmp(cmd, "run"))
-		return run_program(argc, argv);
-	if (!strcmp(cmd, "attach"))
-		return cmd_attach(argc);
-	ret = parse_job(&job, argc, argv);
-	if (ret)
-		return ret;
-
-	if (open_link(&p))
-		return 1;
-	ret = run_job(&p, &job, cmd);
-	close_link(&p);
-	return ret;
+	return nbtool_serial_run(&tool, cmds, argc - optind, argv + optind);
 }

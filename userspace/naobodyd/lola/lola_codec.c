@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mpread/mpread.h>
+
 #include "log.h"
 #include "lola.h"
 
@@ -112,36 +114,12 @@ int lola_pack(uint8_t *out, const struct body_info *info, const struct nb_sensor
 
 /* ---- actuator maps ------------------------------------------------------- */
 
-static bool is_key(const msgpack_object *k, const char *s)
-{
-	size_t n = strlen(s);
-
-	return k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
-	       !memcmp(k->via.str.ptr, s, n);
-}
-
+/* A number as LoLA's clients send them: booleans too; never NaN or infinite. */
 static bool number(const msgpack_object *o, float *v)
 {
 	double d;
 
-	switch (o->type) {
-	case MSGPACK_OBJECT_FLOAT32:
-	case MSGPACK_OBJECT_FLOAT64:
-		d = o->via.f64;
-		break;
-	case MSGPACK_OBJECT_POSITIVE_INTEGER:
-		d = (double)o->via.u64;
-		break;
-	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-		d = (double)o->via.i64;
-		break;
-	case MSGPACK_OBJECT_BOOLEAN:
-		d = o->via.boolean;
-		break;
-	default:
-		return false;
-	}
-	if (!isfinite(d))
+	if (!mp_number(o, MP_BOOL_AS_NUMBER, &d) || !isfinite(d))
 		return false;
 	*v = (float)d;
 	return true;
@@ -187,31 +165,31 @@ int lola_apply(const msgpack_object *o, struct nb_actuators *a, char *err, size_
 		const msgpack_object *k = &o->via.map.ptr[i].key, *v = &o->via.map.ptr[i].val;
 		bool ok;
 
-		if (is_key(k, "Position")) {
+		if (mp_is_str(k, "Position")) {
 			float p[NAOBODY_JOINTS];
 
 			ok = numbers(v, p, NAOBODY_JOINTS, -huge, huge);
 			if (ok)
 				memcpy(a->position, p, sizeof(p));
-		} else if (is_key(k, "Stiffness")) {
+		} else if (mp_is_str(k, "Stiffness")) {
 			ok = numbers(v, a->stiffness, NAOBODY_JOINTS, 0.0f, 1.0f);
-		} else if (is_key(k, "Chest")) {
+		} else if (mp_is_str(k, "Chest")) {
 			ok = numbers(v, a->chest, 3, 0.0f, 1.0f);
-		} else if (is_key(k, "LFoot")) {
+		} else if (mp_is_str(k, "LFoot")) {
 			ok = numbers(v, a->l_foot, 3, 0.0f, 1.0f);
-		} else if (is_key(k, "RFoot")) {
+		} else if (mp_is_str(k, "RFoot")) {
 			ok = numbers(v, a->r_foot, 3, 0.0f, 1.0f);
-		} else if (is_key(k, "LEar")) {
+		} else if (mp_is_str(k, "LEar")) {
 			ok = numbers(v, a->l_ear, NB_EAR_LEDS, 0.0f, 1.0f);
-		} else if (is_key(k, "REar")) {
+		} else if (mp_is_str(k, "REar")) {
 			ok = numbers(v, a->r_ear, NB_EAR_LEDS, 0.0f, 1.0f);
-		} else if (is_key(k, "LEye")) {
+		} else if (mp_is_str(k, "LEye")) {
 			ok = numbers(v, a->l_eye, NB_EYE_LEDS, 0.0f, 1.0f);
-		} else if (is_key(k, "REye")) {
+		} else if (mp_is_str(k, "REye")) {
 			ok = numbers(v, a->r_eye, NB_EYE_LEDS, 0.0f, 1.0f);
-		} else if (is_key(k, "Skull")) {
+		} else if (mp_is_str(k, "Skull")) {
 			ok = numbers(v, a->skull, NB_SKULL_LEDS, 0.0f, 1.0f);
-		} else if (is_key(k, "Sonar")) {
+		} else if (mp_is_str(k, "Sonar")) {
 			float s[2];
 
 			ok = numbers(v, s, 2, 0.0f, 1.0f);

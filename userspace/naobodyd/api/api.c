@@ -32,14 +32,14 @@
 #include <unistd.h>
 
 #include <msgpack.h>
+#include <mpread/mpread.h>
 
 #include "api.h"
 #include "clock.h"
 #include "codec.h"
 #include "log.h"
 #include "handoff.h"
-#include "head_camera.h"
-#include "mpcheck.h"
+#include "head/head_camera.h"
 #include "naobodyd.h"
 
 #define INLINE_FRAME		API_PRE_HELLO_FRAME
@@ -527,32 +527,18 @@ static void handle_frame(struct session *s, const uint8_t *p, uint32_t len)
 {
 	msgpack_unpacked u;
 	struct to_robot m;
+	const char *why;
 	int r;
-	const char *why = NULL;
-	size_t off = 0;
-	long n;
 
 	/* Speaker's samples, however many, without an object per sample. */
 	r = s->hello_done ? codec_decode_speaker(p, len, &m) : -1;
 	if (r < 0) {
-		n = mp_check(p, len, len, API_MAX_VALUES, &why);
-		if (n != (long)len) {
+		if (mp_unpack_frame(&u, p, len, API_MAX_VALUES, &why)) {
 			char msg[160];
 
-			if (n > 0)
-				why = "bytes after the value";
-			else if (n == 0)
-				why = "truncated value";
 			snprintf(msg, sizeof(msg), "malformed MessagePack in a %u-byte frame: %s",
 				 len, why);
 			fail_session(s, AERR_MALFORMED, NULL, NULL, msg);
-			return;
-		}
-		msgpack_unpacked_init(&u);
-		if (msgpack_unpack_next(&u, (const char *)p, len, &off) != MSGPACK_UNPACK_SUCCESS) {
-			msgpack_unpacked_destroy(&u);
-			fail_session(s, AERR_MALFORMED, NULL, NULL,
-				     "malformed MessagePack (msgpack-c refused it)");
 			return;
 		}
 		r = codec_decode(&u.data, &m);

@@ -22,9 +22,9 @@
 #include <microhttpd.h>
 
 #include "clock.h"
-#include "codec.h"
+#include "api/codec.h"
 #include "fall.h"
-#include "head_bus.h"
+#include "head/head_bus.h"
 #include "joints.h"
 #include "log.h"
 #include "naobodyd.h"

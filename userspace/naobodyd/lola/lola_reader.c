@@ -21,12 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mpread/mpread.h>
+
 #include "clock.h"
 #include "log.h"
 #include "lola.h"
 #include "lola_slots.h"
-#include "mpcheck.h"
-#include "naobodyd.h"
 
 static void client_free(struct loop_deferred *dead)
 {
@@ -101,7 +101,7 @@ static void client_message(struct lola_client *c, const msgpack_object *o)
 	cmd.client = c->id;
 	cmd.time_ns = mono_ns();
 	cmd.act = c->cmd;
-	handoff_lola_put(&l->d->handoff, &cmd);
+	lola_box_put(&l->box, &cmd);
 }
 
 enum input { IN_MORE, IN_BUDGET, IN_CLOSED };
@@ -116,16 +116,15 @@ static enum input client_input(struct lola_client *c, int *budget)
 	size_t off = 0;
 
 	while (off < c->in_len) {
-		const char *why = NULL;
-		long n;
 		msgpack_unpacked u;
-		size_t uoff = 0;
+		const char *why;
+		long n;
 
 		if (*budget <= 0) {
 			ret = IN_BUDGET;
 			break;
 		}
-		n = mp_check(c->in + off, c->in_len - off, LOLA_IN_MAX, 4096, &why);
+		n = mp_unpack_stream(&u, c->in + off, c->in_len - off, LOLA_IN_MAX, 4096, &why);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -133,13 +132,6 @@ static enum input client_input(struct lola_client *c, int *budget)
 
 			snprintf(msg, sizeof(msg), "malformed MessagePack: %s", why);
 			client_close(c, msg);
-			return IN_CLOSED;
-		}
-		msgpack_unpacked_init(&u);
-		if (msgpack_unpack_next(&u, (const char *)c->in + off, (size_t)n, &uoff) !=
-		    MSGPACK_UNPACK_SUCCESS) {
-			msgpack_unpacked_destroy(&u);
-			client_close(c, "malformed MessagePack (msgpack-c refused it)");
 			return IN_CLOSED;
 		}
 		client_message(c, &u.data);
@@ -374,7 +366,7 @@ static void *lola_thread(void *arg)
 	struct lola *l = arg;
 	sigset_t all;
 
-	struct sched_param sp = { .sched_priority = l->d->cfg->priority - 1 };
+	struct sched_param sp = { .sched_priority = l->priority - 1 };
 	int err;
 
 	sigfillset(&all);

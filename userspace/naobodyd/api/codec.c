@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mpread/mpread.h>
+
 #include "codec.h"
 #include "joints.h"
 #include "log.h"
@@ -22,14 +24,6 @@ static bool fail(struct to_robot *m, const char *fmt, ...)
 	vsnprintf(m->error, sizeof(m->error), fmt, ap);
 	va_end(ap);
 	return false;
-}
-
-static bool is_str(const msgpack_object *o, const char *s)
-{
-	size_t n = strlen(s);
-
-	return o && o->type == MSGPACK_OBJECT_STR && o->via.str.size == n &&
-	       !memcmp(o->via.str.ptr, s, n);
 }
 
 static bool is_nil(const msgpack_object *o)
@@ -99,7 +93,7 @@ static bool fields(struct to_robot *m, const char *where, const msgpack_object *
 		if (kv->key.type != MSGPACK_OBJECT_STR)
 			return fail(m, "%s: a field name is not a string", where);
 		for (i = 0; i < n; i++)
-			if (is_str(&kv->key, names[i]))
+			if (mp_is_str(&kv->key, names[i]))
 				break;
 		if (i < n)
 			out[i] = &kv->val;
@@ -116,20 +110,8 @@ static bool get_f32(struct to_robot *m, const char *where, const msgpack_object 
 
 	if (!o)
 		return fail(m, "%s: missing", where);
-	switch (o->type) {
-	case MSGPACK_OBJECT_FLOAT32:
-	case MSGPACK_OBJECT_FLOAT64:
-		d = o->via.f64;
-		break;
-	case MSGPACK_OBJECT_POSITIVE_INTEGER:
-		d = (double)o->via.u64;
-		break;
-	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-		d = (double)o->via.i64;
-		break;
-	default:
+	if (!mp_number(o, 0, &d))
 		return fail(m, "%s: expected a number", where);
-	}
 	if (!isfinite(d) || fabs(d) > 3.4e38)
 		return fail(m, "%s: not a finite 32-bit float", where);
 	*v = (float)d;
@@ -191,9 +173,9 @@ static bool dec_hello(struct to_robot *m, const msgpack_object *d)
 
 static bool dec_power(struct to_robot *m, const msgpack_object *d)
 {
-	if (is_str(d, "Wake"))
+	if (mp_is_str(d, "Wake"))
 		m->power = POWER_WAKE;
-	else if (is_str(d, "Rest"))
+	else if (mp_is_str(d, "Rest"))
 		m->power = POWER_REST;
 	else
 		return fail(m, "Power: expected \"Wake\" or \"Rest\"");
@@ -205,11 +187,11 @@ static bool dec_speed(struct to_robot *m, const char *where, const msgpack_objec
 {
 	if (is_nil(o))
 		*s = SPEED_NORMAL;
-	else if (is_str(o, "Slow"))
+	else if (mp_is_str(o, "Slow"))
 		*s = SPEED_SLOW;
-	else if (is_str(o, "Normal"))
+	else if (mp_is_str(o, "Normal"))
 		*s = SPEED_NORMAL;
-	else if (is_str(o, "Fast"))
+	else if (mp_is_str(o, "Fast"))
 		*s = SPEED_FAST;
 	else
 		return fail(m, "%s: expected \"Slow\", \"Normal\" or \"Fast\"", where);
@@ -228,13 +210,13 @@ static bool dec_head(struct to_robot *m, const char *where, const msgpack_object
 		return true;
 	if (!variant(o, &name, &data))
 		return fail(m, "%s: expected \"Center\", \"LookAround\" or {\"LookAt\": ...}", where);
-	if (is_str(name, "Center") && !data)
+	if (mp_is_str(name, "Center") && !data)
 		return true;
-	if (is_str(name, "LookAround") && !data) {
+	if (mp_is_str(name, "LookAround") && !data) {
 		r->head = HEAD_LOOK_AROUND;
 		return true;
 	}
-	if (!is_str(name, "LookAt"))
+	if (!mp_is_str(name, "LookAt"))
 		return fail(m, "%s: expected \"Center\", \"LookAround\" or {\"LookAt\": ...}", where);
 	snprintf(w, sizeof(w), "%s.LookAt", where);
 	if (!fields(m, w, data, names, f, 2))
@@ -259,14 +241,14 @@ static bool dec_motion(struct to_robot *m, const msgpack_object *d)
 	r->speed = SPEED_NORMAL;
 	if (!d || !variant(d, &name, &data))
 		return fail(m, "Motion: expected a Motion variant");
-	if (is_str(name, "Stand")) {
+	if (mp_is_str(name, "Stand")) {
 		r->kind = MOTION_STAND;
 		if (!data)
 			return true;
 		return fields(m, "Motion.Stand", data, stand, f, 1) &&
 		       dec_head(m, "Motion.Stand.head", f[0], r);
 	}
-	if (is_str(name, "WalkTo")) {
+	if (mp_is_str(name, "WalkTo")) {
 		r->kind = MOTION_WALK_TO;
 		if (!fields(m, "Motion.WalkTo", data, walk_to, f, 5) ||
 		    !get_f32(m, "Motion.WalkTo.x", f[0], &r->x) ||
@@ -280,7 +262,7 @@ static bool dec_motion(struct to_robot *m, const msgpack_object *d)
 		return dec_speed(m, "Motion.WalkTo.speed", f[3], &r->speed) &&
 		       dec_head(m, "Motion.WalkTo.head", f[4], r);
 	}
-	if (is_str(name, "WalkToward")) {
+	if (mp_is_str(name, "WalkToward")) {
 		r->kind = MOTION_WALK_TOWARD;
 		return fields(m, "Motion.WalkToward", data, walk_toward, f, 4) &&
 		       get_f32(m, "Motion.WalkToward.x", f[0], &r->x) &&
@@ -288,11 +270,11 @@ static bool dec_motion(struct to_robot *m, const msgpack_object *d)
 		       dec_speed(m, "Motion.WalkToward.speed", f[2], &r->speed) &&
 		       dec_head(m, "Motion.WalkToward.head", f[3], r);
 	}
-	if (is_str(name, "SitDown"))
+	if (mp_is_str(name, "SitDown"))
 		r->kind = MOTION_SIT_DOWN;
-	else if (is_str(name, "ArmsUp"))
+	else if (mp_is_str(name, "ArmsUp"))
 		r->kind = MOTION_ARMS_UP;
-	else if (is_str(name, "Squat"))
+	else if (mp_is_str(name, "Squat"))
 		r->kind = MOTION_SQUAT;
 	else if (name->type == MSGPACK_OBJECT_STR) {
 		char v[32];
@@ -417,105 +399,50 @@ static bool dec_speaker(struct to_robot *m, const msgpack_object *d)
 
 /* ---- Speaker, straight from the bytes ------------------------------------ */
 
-struct cursor {
-	const uint8_t *p;
-	size_t left;
-};
-
-static bool take(struct cursor *c, size_t n, const uint8_t **out)
+/* A container of this type: its count. */
+static bool container(struct mp_cursor *c, enum mp_type type, uint32_t *count)
 {
-	if (c->left < n)
+	struct mp_value v;
+
+	if (!mp_read(c, &v) || v.type != type)
 		return false;
-	*out = c->p;
-	c->p += n;
-	c->left -= n;
+	*count = v.count;
 	return true;
 }
 
-static uint64_t be(const uint8_t *p, unsigned int n)
+static bool string_is(struct mp_cursor *c, const char *want)
 {
-	uint64_t v = 0;
+	struct mp_value v;
 
-	for (unsigned int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
+	return mp_read(c, &v) && v.type == MP_STR && v.len == strlen(want) &&
+	       !memcmp(v.data, want, v.len);
 }
 
-/* A container header of kind 'a' (array) or 'm' (map): its count. */
-static bool header(struct cursor *c, char kind, uint32_t *count)
+/* The next value's type, the cursor where it was; false at the end. */
+static bool peek(const struct mp_cursor *c, enum mp_type *type)
 {
-	const uint8_t *b, *x;
-	uint8_t fix = kind == 'a' ? 0x90 : 0x80, w16 = kind == 'a' ? 0xdc : 0xde;
+	struct mp_cursor at = *c;
+	struct mp_value v;
 
-	if (!take(c, 1, &b))
+	if (!mp_read(&at, &v))
 		return false;
-	if ((*b & 0xf0) == fix) {
-		*count = *b & 0x0f;
-		return true;
-	}
-	if (*b == w16 || *b == w16 + 1) {
-		unsigned int n = *b == w16 ? 2 : 4;
-
-		if (!take(c, n, &x))
-			return false;
-		*count = (uint32_t)be(x, n);
-		return true;
-	}
-	return false;
-}
-
-static bool string_is(struct cursor *c, const char *want)
-{
-	const uint8_t *b, *x;
-	size_t n;
-
-	if (!take(c, 1, &b))
-		return false;
-	if ((*b & 0xe0) == 0xa0) {
-		n = *b & 0x1f;
-	} else if (*b == 0xd9 && take(c, 1, &x)) {
-		n = *x;
-	} else {
-		return false;
-	}
-	return n == strlen(want) && take(c, n, &x) && !memcmp(x, want, n);
+	*type = v.type;
+	return true;
 }
 
 /* One sample: 0, 1 when out of range, 2 when not an integer, -1 when cut short. */
-static int raw_sample(struct cursor *c, int64_t *v)
+static int raw_sample(struct mp_cursor *c, int64_t *v)
 {
-	const uint8_t *b, *x;
-	unsigned int n;
-	uint64_t u;
+	struct mp_value x;
 
-	if (!take(c, 1, &b))
+	if (!mp_read(c, &x))
 		return -1;
-	if (*b <= 0x7f) {
-		*v = *b;
-		return 0;
-	}
-	if (*b >= 0xe0) {
-		*v = (int8_t)*b;
-		return 0;
-	}
-	if (*b >= 0xcc && *b <= 0xcf) {		/* uint 8 .. 64 */
-		n = 1U << (*b - 0xcc);
-		if (!take(c, n, &x))
-			return -1;
-		u = be(x, n);
-		*v = u > INT64_MAX ? INT64_MAX : (int64_t)u;
-	} else if (*b >= 0xd0 && *b <= 0xd3) {	/* int 8 .. 64 */
-		n = 1U << (*b - 0xd0);
-		if (!take(c, n, &x))
-			return -1;
-		u = be(x, n);
-		/* Sign-extend from n bytes. */
-		if (n < 8 && (u >> (8 * n - 1)) & 1)
-			u |= ~0ULL << (8 * n);
-		*v = (int64_t)u;
-	} else {
+	if (x.type == MP_UINT)
+		*v = x.u > INT64_MAX ? INT64_MAX : (int64_t)x.u;
+	else if (x.type == MP_INT)
+		*v = x.i;
+	else
 		return 2;
-	}
 	return *v >= INT16_MIN && *v <= INT16_MAX ? 0 : 1;
 }
 
@@ -523,24 +450,26 @@ static int raw_sample(struct cursor *c, int64_t *v)
 static int speaker_walk(const uint8_t *p, size_t len, struct to_robot *m, int16_t *out,
 			size_t max)
 {
-	struct cursor c = { p, len };
+	struct mp_cursor c = { p, len };
+	enum mp_type next;
 	uint32_t n, count;
 
-	if (!header(&c, 'm', &n) || n != 1 || !string_is(&c, "Speaker"))
+	if (!container(&c, MP_MAP, &n) || n != 1 || !string_is(&c, "Speaker") ||
+	    !peek(&c, &next))
 		return -1;
 	/* {"samples": [...]}, [[...]] (positional), or the bare array. */
-	if (c.left && (*c.p & 0xf0) == 0x80) {
-		if (!header(&c, 'm', &n) || n != 1 || !string_is(&c, "samples"))
+	if (next == MP_MAP) {
+		if (!container(&c, MP_MAP, &n) || n != 1 || !string_is(&c, "samples"))
 			return -1;
-	} else if (c.left && (c.p[0] == 0x91 || c.p[0] == 0xdc || c.p[0] == 0xdd)) {
-		struct cursor peek = c;
+	} else if (next == MP_ARRAY) {
+		struct mp_cursor outer = c;
 
 		/* An array of one array is the positional struct. */
-		if (header(&peek, 'a', &n) && n == 1 && peek.left &&
-		    ((*peek.p & 0xf0) == 0x90 || *peek.p == 0xdc || *peek.p == 0xdd))
-			c = peek;
+		if (container(&outer, MP_ARRAY, &n) && n == 1 && peek(&outer, &next) &&
+		    next == MP_ARRAY)
+			c = outer;
 	}
-	if (!header(&c, 'a', &count))
+	if (!container(&c, MP_ARRAY, &count))
 		return -1;
 	/*
 	 * One byte at least per sample: a count the bytes cannot hold is
@@ -590,7 +519,7 @@ size_t codec_speaker_samples(const uint8_t *p, size_t len, int16_t *out, size_t 
 	/* The generic path's shapes: the same rules as dec_speaker(). */
 	msgpack_unpacked_init(&u);
 	if (msgpack_unpack_next(&u, (const char *)p, len, &off) == MSGPACK_UNPACK_SUCCESS &&
-	    variant(&u.data, &name, &data) && is_str(name, "Speaker") &&
+	    variant(&u.data, &name, &data) && mp_is_str(name, "Speaker") &&
 	    dec_speaker(&m, data)) {
 		static const char *const names[] = { "samples" };
 		const msgpack_object *f[1];
@@ -656,9 +585,9 @@ static bool dec_subscribe(struct to_robot *m, const msgpack_object *d)
 		for (uint32_t i = 0; i < f[1]->via.array.size; i++) {
 			const msgpack_object *c = &f[1]->via.array.ptr[i];
 
-			if (is_str(c, "Top"))
+			if (mp_is_str(c, "Top"))
 				s->cameras[CAMERA_TOP] = true;
-			else if (is_str(c, "Bottom"))
+			else if (mp_is_str(c, "Bottom"))
 				s->cameras[CAMERA_BOTTOM] = true;
 			else
 				return fail(m, "Subscribe.cameras[%u]: expected \"Top\" or \"Bottom\"", i);
@@ -710,7 +639,7 @@ enum decode_result codec_decode(const msgpack_object *o, struct to_robot *m)
 	}
 	sanitize(m->variant, sizeof(m->variant), name->via.str.ptr, name->via.str.size);
 	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (is_str(name, table[i].name))
+		if (mp_is_str(name, table[i].name))
 			break;
 	if (i == sizeof(table) / sizeof(table[0])) {
 		fail(m, "unknown variant \"%s\"", m->variant);

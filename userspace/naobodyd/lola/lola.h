@@ -7,15 +7,17 @@
  * controller answers with actuator maps, which may leave keys out (each
  * keeps its last value).
  *
- * A client reads until it sends its first actuator map; from then on it is
- * the controller, like a robot API client after Hello: it replaces the
- * previous controller on either socket, and the watchdog watches its maps.
+ * A client reads until it sends its first actuator map; from then on it
+ * wants to be the controller, like a robot API client after Hello. Who is
+ * the controller is the daemon's to decide (core.c): it asks for the
+ * newest map each cycle (lola_take()) and says who drives when it
+ * publishes (lola_publish()); this module knows nothing of the daemon.
  * Readers (up to LOLA_MAX_CLIENTS with the controller) may connect beside it.
  *
  * No client can delay the body loop or keep another out
  * (Documentation/naobodyd.rst, "LoLA"): the clients are read and their maps
  * validated on the LoLA thread, within a budget per wake-up, and only the
- * newest validated command reaches the body thread (handoff.h); a reader's
+ * newest validated command reaches the body thread (lola_slots.h); a reader's
  * backlog is about two packets (LOLA_SNDBUF); a reader that reads nothing
  * for LOLA_IDLE_CYCLES goes; a new client always gets a slot, the oldest
  * idle reader's first, never the controller's.
@@ -57,17 +59,22 @@
 #define LOLA_UNKNOWN_HEAD_ID	"UNKNOWN-HEAD-ID-0000"
 #define LOLA_UNKNOWN_VERSION	"0.0.0"
 
-struct daemon;
 struct lola;
 
-/* Listens and starts the LoLA thread (main thread); NULL with a log line. */
-struct lola *lola_create(struct daemon *d, const char *path, mode_t mode);
+/*
+ * Listens and starts the LoLA thread (main thread); NULL with a log line.
+ * info is the body's, for the sensor packet (it must outlive l); priority
+ * is the body thread's SCHED_FIFO priority (0: none), the LoLA thread's one
+ * below it.
+ */
+struct lola *lola_create(const char *path, mode_t mode, const struct body_info *info,
+			 int priority);
 /* Body thread: every client is let go, nothing more is sent (shutting down). */
 void lola_stop(struct lola *l);
 /* Main thread, after the body thread: the LoLA thread ends, the socket goes. */
 void lola_destroy(struct lola *l);
 
-/* The controller's "who" (naobodyd.h) for a LoLA client's id. */
+/* A LoLA client's "who", as the daemon's controller knows it (naobodyd.h). */
 static inline void *lola_who(uint64_t id)
 {
 	return (void *)(uintptr_t)id;
@@ -75,10 +82,24 @@ static inline void *lola_who(uint64_t id)
 
 /* Body thread: the LoLA client who is let go (replaced, released), with why. */
 void lola_drop(struct lola *l, void *who, const char *why);
-/* Body thread, each cycle before the body's command: the newest LoLA command. */
-void lola_commands(struct lola *l);
-/* Body thread, each cycle after the write: the sensor packet to every client. */
-void lola_publish(struct lola *l, const struct body_frame *f);
+/*
+ * Body thread, each cycle before the body's command: a newer actuator map
+ * than the last one taken, from a client still connected? Then true, with
+ * the client's "who" and when its map was read (CLOCK_MONOTONIC), and
+ * lola_command() is that client's command now.
+ */
+bool lola_take(struct lola *l, void **who, uint64_t *heard_ns);
+/* Body thread: the last command taken, every key a client ever sent retained. */
+const struct nb_actuators *lola_command(const struct lola *l);
+/*
+ * Body thread, each cycle after the write: the sensor packet to every
+ * client. controller is the LoLA client that drives (its "who"), or NULL;
+ * cmd is the body's command this cycle, where a client that starts to
+ * drive starts from. False when that controller is not connected any more
+ * (it went, or was let go): the daemon then releases it.
+ */
+bool lola_publish(struct lola *l, const struct body_frame *f, void *controller,
+		  const struct nb_actuators *cmd);
 
 /*
  * Pack the sensor map into out[LOLA_PACKET]: exactly LOLA_PACKET bytes,

@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd's LoLA socket, inside: the clients' slots that the LoLA thread
- * (lola_reader.c) and the body thread (lola.c) share.
+ * naobodyd's LoLA socket, inside: what the LoLA thread (lola_reader.c) and
+ * the body thread (lola.c) share, the clients' slots and the newest
+ * command.
  *
  * The LoLA thread owns the sockets: it accepts, reads, validates, evicts
  * and closes. The body thread only sends each cycle's sensor packet, with
  * non-blocking sends, and takes the newest validated command from the
- * hand-over (handoff.h). The slot table is behind l->lock, a priority-
+ * box below. The slot table is behind l->lock, a priority-
  * inheritance mutex that neither side holds across anything that can
  * block: the body thread holds it for its sends (MSG_DONTWAIT), the LoLA
  * thread only to put a client in or take one out, so a client is never
  * freed, nor its socket closed, while the body thread sends to it.
+ *
+ * The newest validated command goes from the LoLA thread to the body thread
+ * in a triple buffer, wait-free on both sides (lola_box_put(),
+ * lola_box_take()): the LoLA thread fills its back buffer and swaps it in;
+ * the body thread, once a cycle, swaps out the freshest if there is one. A
+ * command the body thread did not take is replaced by a newer.
  */
 #ifndef NAOBODYD_LOLA_SLOTS_H
 #define NAOBODYD_LOLA_SLOTS_H
@@ -51,14 +58,33 @@ struct lola_client {
 	struct ratelimit rl;
 };
 
+/* A client's command: its whole actuator map, every key retained. */
+struct lola_cmd {
+	uint64_t client;		/* the client's id */
+	uint64_t time_ns;		/* CLOCK_MONOTONIC, when its map was read */
+	struct nb_actuators act;
+};
+
+#define LOLA_BOX_FRESH	4U		/* middle: not taken yet */
+
+struct lola_box {
+	struct lola_cmd buf[3];
+	_Atomic uint32_t middle;	/* an index, | LOLA_BOX_FRESH */
+	uint32_t back;			/* the LoLA thread's */
+	uint32_t front;			/* the body thread's */
+};
+
 struct lola {
-	struct daemon *d;
+	const struct body_info *info;	/* the body's; never changes */
+	int priority;			/* the body thread's SCHED_FIFO priority, or 0 */
+	struct lola_box box;		/* the newest command */
 	pthread_mutex_t lock;		/* clients[] and the fields above; PTHREAD_PRIO_INHERIT */
 	struct lola_client *clients[LOLA_MAX_CLIENTS];
 	struct nb_actuators body_cmd;	/* the body's last command: a new driver starts there */
 	uint64_t cycle;			/* body states published */
 
 	/* The body thread's. */
+	struct nb_actuators cmd;	/* the last command taken (lola_command()) */
 	uint8_t packet[LOLA_PACKET];
 	bool pack_failed;
 	bool stopping;			/* lola_stop(): nothing more is sent */
@@ -81,5 +107,41 @@ struct lola {
 /* The LoLA thread (lola_reader.c). */
 int lola_reader_start(struct lola *l);
 void lola_reader_stop(struct lola *l);
+
+static inline void lola_box_init(struct lola_box *b)
+{
+	b->back = 0;
+	atomic_init(&b->middle, 1);
+	b->front = 2;
+}
+
+/* LoLA thread: the newest command (replaces one not taken yet). */
+static inline void lola_box_put(struct lola_box *b, const struct lola_cmd *c)
+{
+	uint32_t old;
+
+	b->buf[b->back] = *c;
+	/*
+	 * Release: the command before the index that hands it over; acquire:
+	 * the buffer handed back is one the body thread is done with.
+	 */
+	old = atomic_exchange_explicit(&b->middle, b->back | LOLA_BOX_FRESH,
+				       memory_order_acq_rel);
+	b->back = old & ~LOLA_BOX_FRESH;
+}
+
+/* Body thread: the newest command, if one came since the last take. */
+static inline bool lola_box_take(struct lola_box *b, struct lola_cmd *c)
+{
+	uint32_t old;
+
+	if (!(atomic_load_explicit(&b->middle, memory_order_relaxed) & LOLA_BOX_FRESH))
+		return false;
+	/* Acquire: pairs with lola_box_put()'s release; release: front is free. */
+	old = atomic_exchange_explicit(&b->middle, b->front, memory_order_acq_rel);
+	b->front = old & ~LOLA_BOX_FRESH;
+	*c = b->buf[b->front];
+	return true;
+}
 
 #endif

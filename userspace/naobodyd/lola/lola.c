@@ -9,8 +9,9 @@
  * the client's own queue, whose one "latest" slot a newer packet replaces:
  * a slow reader misses packets and delays nobody, and with LOLA_SNDBUF
  * what waits for it in the kernel is about two packets, so what it reads
- * is fresh. A client is a reader until it sends an actuator map; then it
- * is the controller, and the previous controller (on either socket) goes.
+ * is fresh. A client is a reader until it sends an actuator map; then the
+ * daemon makes it the controller (core.c), and the previous controller
+ * (on either socket) goes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +26,6 @@
 #include "log.h"
 #include "lola.h"
 #include "lola_slots.h"
-#include "naobodyd.h"
 
 static struct lola_client *find(struct lola *l, uint64_t id)
 {
@@ -62,45 +62,44 @@ void lola_drop(struct lola *l, void *who, const char *why)
 	pthread_mutex_unlock(&l->lock);
 }
 
-void lola_commands(struct lola *l)
+bool lola_take(struct lola *l, void **who, uint64_t *heard_ns)
 {
-	struct daemon *d = l->d;
-	struct lola_cmd c;
 	struct lola_client *cl;
+	struct lola_cmd c;
 	bool live;
-	void *who;
 
-	if (l->stopping || !handoff_lola_take(&d->handoff, &c))
-		return;
+	if (l->stopping || !lola_box_take(&l->box, &c))
+		return false;
 	/* A client let go meanwhile (replaced, released, gone) drives no more. */
 	pthread_mutex_lock(&l->lock);
 	cl = find(l, c.client);
 	live = cl && !cl->dropped;
 	pthread_mutex_unlock(&l->lock);
 	if (!live)
-		return;
-	who = lola_who(c.client);
-	if (!core_is_controller(d, CTL_LOLA, who)) {
-		log_info_limited("lola: client %llu sent an actuator map: it is the controller",
-				 (unsigned long long)c.client);
-		core_claim(d, CTL_LOLA, who);
-	}
-	d->lola_cmd = c.act;
-	core_heard_at(d, CTL_LOLA, who, c.time_ns);
+		return false;
+	l->cmd = c.act;
+	*who = lola_who(c.client);
+	*heard_ns = c.time_ns;
+	return true;
 }
 
-void lola_publish(struct lola *l, const struct body_frame *f)
+const struct nb_actuators *lola_command(const struct lola *l)
 {
-	struct daemon *d = l->d;
-	uint64_t ctl = d->ctl == CTL_LOLA ? (uint64_t)(uintptr_t)d->ctl_who : 0;
+	return &l->cmd;
+}
+
+bool lola_publish(struct lola *l, const struct body_frame *f, void *controller,
+		  const struct nb_actuators *cmd)
+{
+	uint64_t ctl = (uint64_t)(uintptr_t)controller;
 	bool packed = false, ctl_here = false;
 
 	if (l->stopping)
-		return;
+		return true;
 	pthread_mutex_lock(&l->lock);
 	l->cycle++;
 	/* Where a client that starts to drive starts from. */
-	l->body_cmd = d->cmd;
+	l->body_cmd = *cmd;
 	for (int i = 0; i < LOLA_MAX_CLIENTS; i++) {
 		struct lola_client *c = l->clients[i];
 		int rc;
@@ -110,7 +109,7 @@ void lola_publish(struct lola *l, const struct body_frame *f)
 		c->is_controller = c->id == ctl;
 		ctl_here |= c->is_controller;
 		if (!packed) {
-			if (lola_pack(l->packet, &d->body->info, &f->s)) {
+			if (lola_pack(l->packet, l->info, &f->s)) {
 				if (!l->pack_failed)
 					log_err("lola: the sensor map is not %d bytes: not sent",
 						LOLA_PACKET);
@@ -133,17 +132,14 @@ void lola_publish(struct lola *l, const struct body_frame *f)
 			let_go(l, c, "it read nothing for " "250 cycles (3 s)", 0);
 	}
 	pthread_mutex_unlock(&l->lock);
-	/* The controller's client went (closed, dropped): the silence is watched. */
-	if (ctl && !ctl_here && !l->pack_failed)
-		core_release(d, CTL_LOLA, lola_who(ctl));
+	/* The controller's client went (closed, dropped), unless nothing was sent. */
+	return !ctl || ctl_here || l->pack_failed;
 }
 
 void lola_stop(struct lola *l)
 {
 	if (!l || l->stopping)
 		return;
-	if (l->d->ctl == CTL_LOLA)
-		core_release(l->d, CTL_LOLA, l->d->ctl_who);
 	pthread_mutex_lock(&l->lock);
 	for (int i = 0; i < LOLA_MAX_CLIENTS; i++)
 		if (l->clients[i])
@@ -191,7 +187,8 @@ static int lock_init(pthread_mutex_t *m)
 	return -err;
 }
 
-struct lola *lola_create(struct daemon *d, const char *path, mode_t mode)
+struct lola *lola_create(const char *path, mode_t mode, const struct body_info *info,
+			 int priority)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct lola *l;
@@ -213,7 +210,9 @@ struct lola *lola_create(struct daemon *d, const char *path, mode_t mode)
 		free(l);
 		return NULL;
 	}
-	l->d = d;
+	l->info = info;
+	l->priority = priority;
+	lola_box_init(&l->box);
 	l->wake_fd = -1;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	snprintf(l->path, sizeof(l->path), "%s", path);
