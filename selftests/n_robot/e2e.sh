@@ -391,13 +391,15 @@ check "parolctl: Ctrl-C during home ends the homing (102, 103, then Idle)" sh -c
 	'p6="parolctl -d '"$work/tty"' --ldisc='"$link"' -l 1000"; $p6 enable &&
 	 from=$(($(wc -l <'"$work/p6.log"') + 1)) &&
 	 { $p6 home 2>'"$work/err"' & pid=$!; sh '"$work/wait_for"' '"$work/p6.log"' cmd=100 $from;
-	   sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid; [ $? = 130 ]; } &&
+	   sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid; rc=$?; echo "home: exit $rc"; cat '"$work/err"';
+	   [ $rc = 130 ]; } &&
 	 grep -q "ended the homing" '"$work/err"' &&
 	 grep -q "cmd=102" '"$work/p6.log"' && grep -q "cmd=103" '"$work/p6.log"' &&
 	 from=$(($(wc -l <'"$work/p6.log"') + 1)) &&
 	 { $p6 live >/dev/null 2>&1 & pid=$!; sh '"$work/wait_count"' '"$work/p6.log"' $from cmd=255 330;
 	   sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid; } &&
-	 [ $($p6 status | grep -c "^J[1-6] .* yes ") = 0 ] && sh '"$work/idle_last"' '"$work/p6.log"''
+	 homed=$($p6 status | grep -c "^J[1-6] .* yes "; true) && echo "joints homed after the Idle frames: $homed" &&
+	 [ $homed = 0 ] && sh '"$work/idle_last"' '"$work/p6.log"''
 stop_emu
 
 # ---- parolctl attach ---------------------------------------------------------
