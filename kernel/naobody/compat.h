@@ -133,4 +133,21 @@ static inline long naobody_compat_ptr_ioctl(struct file *file, unsigned int cmd,
 #define EPOLLWRNORM	POLLWRNORM
 #endif
 
+/*
+ * %pe prints an ERR_PTR()'s errno by name ("-ENODEV") since 5.5, which
+ * brought linux/errname.h with it; before, it prints a hashed pointer and
+ * the log would say nothing of the error. So messages print errors as
+ *
+ *	dev_err(dev, "it failed: " NAOBODY_PE "\n", NAOBODY_ERR(ret));
+ *
+ * which is %pe where it works and the errno's number elsewhere.
+ */
+#ifdef NAOBODY_HAVE_PRINTK_ERRNAME
+#define NAOBODY_PE		"%pe"
+#define NAOBODY_ERR(err)	ERR_PTR(err)
+#else
+#define NAOBODY_PE		"error %d"
+#define NAOBODY_ERR(err)	((int)(err))
+#endif
+
 #endif /* NAOBODY_COMPAT_H */

@@ -27,6 +27,9 @@ ccflags-$(call naobody-has,linux/sysfs.h,int sysfs_emit.char) += -DNAOBODY_HAVE_
 ccflags-$(call naobody-has,linux/fs.h,compat_ptr_ioctl) += -DNAOBODY_HAVE_COMPAT_PTR_IOCTL
 # no_llseek went in 6.12.
 ccflags-$(call naobody-has,linux/fs.h,loff_t no_llseek.struct file) += -DNAOBODY_HAVE_NO_LLSEEK
+# %pe (and linux/errname.h) arrived in 5.5.
+ccflags-$(call naobody-has,linux/errname.h,const char .errname.int) += \
+	-DNAOBODY_HAVE_PRINTK_ERRNAME
 # __poll_t arrived in 4.16.
 ccflags-$(call naobody-has,uapi/linux/types.h,typedef unsigned __bitwise __poll_t) += \
 	-DNAOBODY_HAVE_POLL_T

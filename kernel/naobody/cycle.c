@@ -339,8 +339,9 @@ static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
 	ret = naobody_body_build_frame(nb, nb->out_buf, NB_FRAME_MAX, &crc);
 	if (ret <= 0) {
 		/* Our own frame doesn't fit: a bug, not the board's doing. */
-		dev_err_ratelimited(&nb->intf->dev, "cannot build the OUT frame: %pe\n",
-				    ERR_PTR(ret));
+		dev_err_ratelimited(&nb->intf->dev,
+				    "cannot build the OUT frame: " NAOBODY_PE "\n",
+				    NAOBODY_ERR(ret));
 		nb->stats.skipped++;
 		goto out;
 	}
@@ -469,8 +470,8 @@ out:
 	 */
 	if (ret)
 		dev_warn_ratelimited(&nb->intf->dev,
-				     "the last frame (stiffness 0) before %s failed: %pe; the body may keep its last targets\n",
-				     why, ERR_PTR(ret));
+				     "the last frame (stiffness 0) before %s failed: " NAOBODY_PE "; the body may keep its last targets\n",
+				     why, NAOBODY_ERR(ret));
 	else
 		dev_dbg(&nb->intf->dev, "last frame (stiffness 0) before %s sent\n", why);
 	return ret;
@@ -481,7 +482,8 @@ static void clear_halt(struct naobody_dev *nb, int pipe)
 	int ret = usb_clear_halt(nb->udev, pipe);
 
 	if (ret)
-		dev_dbg(&nb->intf->dev, "clearing the halt failed: %pe\n", ERR_PTR(ret));
+		dev_dbg(&nb->intf->dev, "clearing the halt failed: " NAOBODY_PE "\n",
+			NAOBODY_ERR(ret));
 }
 
 /*

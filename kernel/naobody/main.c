@@ -16,6 +16,7 @@
 #include <linux/usb.h>
 
 #include "naobody.h"
+#include "compat.h"
 
 unsigned int naobody_period_us = 12000;
 module_param_named(period_us, naobody_period_us, uint, 0444);
@@ -286,7 +287,8 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 	usb_set_intfdata(intf, nb);
 	ret = naobody_chrdev_add(nb);
 	if (ret) {
-		dev_err(&intf->dev, "cannot create the device node: %pe\n", ERR_PTR(ret));
+		dev_err(&intf->dev, "cannot create the device node: " NAOBODY_PE "\n",
+			NAOBODY_ERR(ret));
 		goto err_intfdata;
 	}
 	naobody_cycle_start(nb);

@@ -26,6 +26,7 @@
 #include <linux/usb.h>
 
 #include "naobody.h"
+#include "compat.h"
 
 #define NAOBODY_REQ_START_PROTOCOL	0x13
 #define NAOBODY_REQ_VERSION		0x02
@@ -66,7 +67,8 @@ int naobody_startup_probe(struct naobody_dev *nb)
 			      USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_DEVICE,
 			      0, 0, NULL, 0, NAOBODY_CTRL_TIMEOUT_MS);
 	if (ret < 0) {
-		dev_err(dev, "vendor request 0x13 (start) failed: %pe\n", ERR_PTR(ret));
+		dev_err(dev, "vendor request 0x13 (start) failed: " NAOBODY_PE "\n",
+			NAOBODY_ERR(ret));
 		return ret;
 	}
 
@@ -80,8 +82,8 @@ int naobody_startup_probe(struct naobody_dev *nb)
 		nb->chest_version = get_unaligned_be32(version);
 		ret = 0;
 	} else {
-		dev_err(dev, "vendor request 0x02 (version) failed: %pe\n",
-			ERR_PTR(ret < 0 ? ret : -EPROTO));
+		dev_err(dev, "vendor request 0x02 (version) failed: " NAOBODY_PE "\n",
+			NAOBODY_ERR(ret < 0 ? ret : -EPROTO));
 		ret = ret < 0 ? ret : -EPROTO;
 	}
 	kfree(version);
@@ -115,8 +117,8 @@ static void prefs_failed(struct naobody_dev *nb, unsigned int piece, int err)
 	/* Once: the retries count in statistics/calib_failures. */
 	if (first)
 		dev_warn(&nb->intf->dev,
-			 "preference piece %u: %pe; no calibration yet, reading it again\n",
-			 piece, ERR_PTR(err));
+			 "preference piece %u: " NAOBODY_PE "; no calibration yet, reading it again\n",
+			 piece, NAOBODY_ERR(err));
 }
 
 /*
@@ -396,8 +398,8 @@ static bool restart_board(struct naobody_dev *nb)
 					      msecs_to_jiffies(NAOBODY_RESTART_DELAY_MS));
 		} else {
 			dev_err(&nb->intf->dev,
-				"the chest board did not start again after %u tries: %pe; replug it or rebind the driver\n",
-				nb->restart_tries, ERR_PTR(ret));
+				"the chest board did not start again after %u tries: " NAOBODY_PE "; replug it or rebind the driver\n",
+				nb->restart_tries, NAOBODY_ERR(ret));
 			/* We give up on it: if it hears anything, let it be limp. */
 			naobody_cycle_send_limp(nb, "giving up the restart");
 		}
