@@ -51,6 +51,11 @@ struct naobody_ring {
 	size_t size;			/* bytes, whole pages */
 	u32 mask;			/* record_count - 1 */
 	u32 stride;			/* record_size */
+	/*
+	 * records_offset, kept here: the writer never takes where to write
+	 * from the page it shares with every reader.
+	 */
+	u32 records_offset;
 	u64 next;			/* the next record's number */
 };
 
