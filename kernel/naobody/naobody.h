@@ -224,6 +224,7 @@ struct naobody_dev {
 	bool lost;			/* controller lost; cleared by a write, a claim */
 	bool ramping;
 	ktime_t ramp_start;
+	unsigned int ramp_len_ms;	/* ramp_ms when this ramp started */
 	u16 ramp_from[NAOBODY_JOINTS];
 
 	/* Requests riding in the frames, oldest first. */

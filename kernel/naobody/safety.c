@@ -7,10 +7,13 @@
  *     the measured ones, so nothing old applies afterwards;
  *   - ramping (the controller closed, released the role, or fell silent
  *     for controller_timeout_ms): stiffness falls linearly from what it
- *     was to 0 over ramp_ms, positions hold. The targets' stiffness is 0
- *     from the start of the ramp, so nothing of the old controller's comes
- *     back; only a write that sets stiffness ends the ramp. When the ramp
- *     ends at 0, the position targets become the measured positions;
+ *     was to 0 over ramp_ms, positions hold. A ramp keeps the length it
+ *     started with: root may change ramp_ms meanwhile, and a longer one
+ *     would raise the stiffness of a body going limp. The targets'
+ *     stiffness is 0 from the start of the ramp, so nothing of the old
+ *     controller's comes back; only a write that sets stiffness ends the
+ *     ramp. When the ramp ends at 0, the position targets become the
+ *     measured positions;
  *   - otherwise the controller's targets. Before any controller, every
  *     target is 0: the body starts limp.
  */
@@ -65,6 +68,7 @@ void naobody_safety_controller_lost(struct naobody_dev *nb)
 		return;
 	nb->ramping = true;
 	nb->ramp_start = ktime_get();
+	nb->ramp_len_ms = READ_ONCE(naobody_ramp_ms);
 	/* Ramp from what was sent; nothing of it survives the ramp. */
 	memcpy(nb->ramp_from, nb->target.stiffness, sizeof(nb->ramp_from));
 	memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));
@@ -73,9 +77,8 @@ void naobody_safety_controller_lost(struct naobody_dev *nb)
 /* The actuators this frame sends, after the policy above. */
 void naobody_safety_apply(struct naobody_dev *nb, ktime_t now)
 {
-	/* Parameters root may change at any time: read each once. */
+	/* root may change it at any time: read it once. */
 	unsigned int timeout_ms = READ_ONCE(naobody_controller_timeout_ms);
-	unsigned int ramp_ms = READ_ONCE(naobody_ramp_ms);
 	struct naobody_actuators *a = &nb->sent;
 	unsigned int i;
 	s64 left_ms;
@@ -91,7 +94,7 @@ void naobody_safety_apply(struct naobody_dev *nb, ktime_t now)
 	if (!nb->ramping)
 		return;
 
-	left_ms = (s64)ramp_ms - ktime_ms_delta(now, nb->ramp_start);
+	left_ms = (s64)nb->ramp_len_ms - ktime_ms_delta(now, nb->ramp_start);
 	if (left_ms <= 0) {
 		/* Limp now: hold where the joints are, not the old targets. */
 		nb->ramping = false;
@@ -101,5 +104,5 @@ void naobody_safety_apply(struct naobody_dev *nb, ktime_t now)
 		return;
 	}
 	for (i = 0; i < NAOBODY_JOINTS; i++)
-		a->stiffness[i] = div_u64((u64)nb->ramp_from[i] * left_ms, ramp_ms);
+		a->stiffness[i] = div_u64((u64)nb->ramp_from[i] * left_ms, nb->ramp_len_ms);
 }
