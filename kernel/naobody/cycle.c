@@ -6,18 +6,25 @@
  *                             (2a + CRC)          | nothing ready
  *                                                 +-> vendor IN 0x15 -> publish
  *
- * The hrtimer only starts a chain; each URB's completion submits the next
- * with GFP_ATOMIC, and the last one publishes a record to the ring. A tick
- * that finds a chain still in flight counts an overrun and never stacks.
- * Each step has the spec's 20 ms limit, kept by a second hrtimer that
- * unlinks the URB in flight. Whatever needs to sleep (clearing a halt) goes
- * to the recovery work, and cycles that keep failing back off.
+ * The cycle runs on a thread of its own, a kthread_worker at the real-time
+ * priority cycle_priority (SCHED_FIFO 51 by default: Documentation/
+ * naobody.rst, "Real time"). The period's hrtimer expires in hard
+ * interrupt context, PREEMPT_RT included (_HARD), and only wakes that
+ * thread (tick_work), which builds the frame and starts a chain; each URB's
+ * completion submits the next with GFP_ATOMIC, and the last one publishes a
+ * record to the ring. A tick that finds a chain still in flight counts an
+ * overrun and never stacks. Each step has the spec's 20 ms limit, kept by a
+ * second hard hrtimer that wakes the thread (step_work) to unlink the URB
+ * in flight. Whatever needs to sleep (clearing a halt) goes to the recovery
+ * work, and cycles that keep failing back off.
  *
- * Concurrency: nb->lock covers the chain's state. The timer callbacks and
- * the completions may run on different CPUs; NAOBODY_HALTED, set under the
- * lock, stops every resubmission, and naobody_cycle_stop() then kills what
- * is in flight.
+ * Concurrency: nb->lock (a spinlock_t: a sleeping lock on PREEMPT_RT)
+ * covers the chain's state; the thread and the completions take it, the
+ * timer callbacks never do. NAOBODY_HALTED, set under the lock, stops every
+ * resubmission, and naobody_cycle_stop() then cancels the timers and the
+ * thread's works and kills what is in flight.
  */
+#include <linux/kthread.h>
 #include <linux/usb.h>
 
 #include "naobody.h"
@@ -73,7 +80,7 @@ static void submit_step(struct naobody_dev *nb, struct urb *urb, enum naobody_st
 		return;
 	}
 	nb->step_deadline = ktime_add(ktime_get(), nb->step_timeout);
-	hrtimer_start(&nb->step_timer, nb->step_deadline, HRTIMER_MODE_ABS);
+	hrtimer_start(&nb->step_timer, nb->step_deadline, NAOBODY_HRTIMER_ABS_HARD);
 }
 
 /* The chain is over: publish this cycle's record. Caller holds nb->lock. */
@@ -274,10 +281,12 @@ static struct urb *step_urb(struct naobody_dev *nb)
 	}
 }
 
-/* A step ran past its 20 ms: unlink it; its completion takes it from there. */
-static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
+/*
+ * A step ran past its 20 ms (the cycle's thread, woken by the step timer):
+ * unlink it; its completion takes it from there.
+ */
+static void cycle_step_expired(struct naobody_dev *nb)
 {
-	struct naobody_dev *nb = container_of(t, struct naobody_dev, step_timer);
 	unsigned long irqflags;
 	struct urb *urb;
 
@@ -291,7 +300,7 @@ static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
 	if (!urb || nb->step_timed_out || test_bit(NAOBODY_HALTED, &nb->flags) ||
 	    ktime_before(ktime_get(), nb->step_deadline)) {
 		spin_unlock_irqrestore(&nb->lock, irqflags);
-		return HRTIMER_NORESTART;
+		return;
 	}
 	nb->step_timed_out = true;
 	trace_naobody_step_timeout(nb->index, nb->chain_cycle, nb->step, 0);
@@ -299,27 +308,38 @@ static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
 
 	/*
 	 * Not under nb->lock: the HCD may complete the URB right here. If we
-	 * were delayed past this step's completion and its URB went out again
-	 * (a preempted soft timer on PREEMPT_RT), the stale unlink costs one
-	 * cycle: its completion ends that chain with an I/O error.
+	 * were delayed past this step's completion and its URB went out again,
+	 * the stale unlink costs one cycle: its completion ends that chain with
+	 * an I/O error.
 	 */
 	usb_unlink_urb(urb);
+}
+
+static void cycle_step_work(struct kthread_work *work)
+{
+	cycle_step_expired(container_of(work, struct naobody_dev, step_work));
+}
+
+/* Hard interrupt context, on PREEMPT_RT too: no nb->lock, only the thread. */
+static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
+{
+	struct naobody_dev *nb = container_of(t, struct naobody_dev, step_timer);
+
+	kthread_queue_work(nb->worker, &nb->step_work);
 	return HRTIMER_NORESTART;
 }
 
-static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
+/* A tick (the cycle's thread): ticks periods passed since the last one. */
+static void cycle_tick(struct naobody_dev *nb, unsigned int ticks)
 {
-	struct naobody_dev *nb = container_of(t, struct naobody_dev, timer);
 	unsigned long irqflags;
-	u64 ticks;
 	u32 crc;
 	int ret;
 
-	ticks = hrtimer_forward_now(t, nb->period);
 	spin_lock_irqsave(&nb->lock, irqflags);
 	if (test_bit(NAOBODY_HALTED, &nb->flags)) {
 		spin_unlock_irqrestore(&nb->lock, irqflags);
-		return HRTIMER_NORESTART;
+		return;
 	}
 	nb->cycle += ticks;
 	if (nb->step != NAOBODY_STEP_IDLE) {
@@ -355,6 +375,31 @@ static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
 	submit_step(nb, nb->out_urb, NAOBODY_STEP_OUT);
 out:
 	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+static void cycle_tick_work(struct kthread_work *work)
+{
+	struct naobody_dev *nb = container_of(work, struct naobody_dev, tick_work);
+	/* A late thread handles every period it missed at once. */
+	unsigned int ticks = atomic_xchg(&nb->ticks, 0);
+
+	if (ticks)
+		cycle_tick(nb, ticks);
+}
+
+/*
+ * The period (hard interrupt context, on PREEMPT_RT too): count it and
+ * wake the cycle's thread. Never nb->lock here: on PREEMPT_RT it sleeps.
+ */
+static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
+{
+	struct naobody_dev *nb = container_of(t, struct naobody_dev, timer);
+	u64 ticks = hrtimer_forward_now(t, nb->period);
+
+	if (test_bit(NAOBODY_HALTED, &nb->flags))
+		return HRTIMER_NORESTART;
+	atomic_add(min_t(u64, ticks, INT_MAX), &nb->ticks);
+	kthread_queue_work(nb->worker, &nb->tick_work);
 	return HRTIMER_RESTART;
 }
 
@@ -377,7 +422,8 @@ void naobody_cycle_start(struct naobody_dev *nb)
 	 * unlock then finds the timer armed and cancels it, rather than a
 	 * timer armed after its cancel, on a device about to be freed.
 	 */
-	hrtimer_start(&nb->timer, ktime_add(ktime_get(), nb->period), HRTIMER_MODE_ABS);
+	atomic_set(&nb->ticks, 0);
+	hrtimer_start(&nb->timer, ktime_add(ktime_get(), nb->period), NAOBODY_HRTIMER_ABS_HARD);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 }
 
@@ -390,9 +436,12 @@ void naobody_cycle_stop(struct naobody_dev *nb)
 	set_bit(NAOBODY_HALTED, &nb->flags);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 	hrtimer_cancel(&nb->timer);
+	/* A tick already queued sees the halt; one running ends first. */
+	kthread_cancel_work_sync(&nb->tick_work);
 	usb_kill_anchored_urbs(&nb->anchor);
 	hrtimer_cancel(&nb->step_timer);
-	/* The step timer may have unlinked a URB as we killed the rest. */
+	kthread_cancel_work_sync(&nb->step_work);
+	/* The step's work may have unlinked a URB as we killed the rest. */
 	usb_kill_anchored_urbs(&nb->anchor);
 	spin_lock_irqsave(&nb->lock, irqflags);
 	nb->step = NAOBODY_STEP_IDLE;
@@ -537,15 +586,52 @@ static void fill_vendor_in(struct usb_ctrlrequest *setup, u8 request, u16 len)
 	setup->wLength = cpu_to_le16(len);
 }
 
+/*
+ * The cycle's thread: created, given its priority, then started. A
+ * priority the kernel refuses leaves it running at what it got (logged).
+ */
+static int start_worker(struct naobody_dev *nb)
+{
+	unsigned int prio = READ_ONCE(naobody_cycle_priority);
+	char name[TASK_COMM_LEN];
+	struct kthread_worker *w;
+	int ret;
+
+	snprintf(name, sizeof(name), "naobody-%s", dev_name(&nb->intf->dev));
+	w = naobody_worker_create(name, &nb->worker_task);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	ret = naobody_sched_fifo(nb->worker_task, prio);
+	if (ret == -EOPNOTSUPP)
+		dev_warn(&nb->intf->dev,
+			 "this kernel sets a kernel thread's SCHED_FIFO priority to 50 only: the cycle runs at 50, not cycle_priority=%u\n",
+			 prio);
+	else if (ret)
+		dev_warn(&nb->intf->dev,
+			 "cannot run the cycle at SCHED_FIFO %u: " NAOBODY_PE "; it runs at normal priority\n",
+			 prio, NAOBODY_ERR(ret));
+	/* kthread_create_worker() starts it up to 6.13, not from 6.14 on. */
+	wake_up_process(nb->worker_task);
+	nb->worker = w;
+	return 0;
+}
+
 int naobody_cycle_init(struct naobody_dev *nb)
 {
 	struct usb_device *udev = nb->udev;
+	int ret;
 
-	/* First: naobody_dev_release() cancels them whatever failed below. */
 	naobody_hrtimer_setup(&nb->timer, cycle_timer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_ABS);
+			      NAOBODY_HRTIMER_ABS_HARD);
+	naobody_hrtimer_make_hard(&nb->timer);
 	naobody_hrtimer_setup(&nb->step_timer, step_timer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_ABS);
+			      NAOBODY_HRTIMER_ABS_HARD);
+	naobody_hrtimer_make_hard(&nb->step_timer);
+	kthread_init_work(&nb->tick_work, cycle_tick_work);
+	kthread_init_work(&nb->step_work, cycle_step_work);
+	ret = start_worker(nb);
+	if (ret)
+		return ret;
 	nb->out_urb = usb_alloc_urb(0, GFP_KERNEL);
 	nb->ack_urb = usb_alloc_urb(0, GFP_KERNEL);
 	nb->in_urb = usb_alloc_urb(0, GFP_KERNEL);
@@ -587,8 +673,13 @@ int naobody_cycle_init(struct naobody_dev *nb)
 	return 0;
 }
 
+/* Undo naobody_cycle_init(), whatever part of it ran. */
 void naobody_cycle_free(struct naobody_dev *nb)
 {
+	if (nb->worker) {
+		naobody_worker_destroy(nb->worker, nb->worker_task);
+		nb->worker = NULL;
+	}
 	usb_free_urb(nb->out_urb);
 	usb_free_urb(nb->ack_urb);
 	usb_free_urb(nb->in_urb);

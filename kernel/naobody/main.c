@@ -98,6 +98,17 @@ module_param_named(provisional_power_requests, naobody_provisional_power_request
 MODULE_PARM_DESC(provisional_power_requests,
 		 "Allow the chest requests that change power (harakiri, motor and head power cycles), whose encodings are provisional; set only once checked on this robot (default N: EOPNOTSUPP)");
 
+/*
+ * The cycle's thread's SCHED_FIFO priority (Documentation/naobody.rst,
+ * "Real time"): above everything the robot's userspace runs that depends
+ * on it (naoguard at 30 under systemd or 50 by hand, naobodyd at 20, LoLA
+ * clients at 10..20) and the threaded interrupts of PREEMPT_RT (50).
+ */
+unsigned int naobody_cycle_priority = 51;
+module_param_named(cycle_priority, naobody_cycle_priority, uint, 0444);
+MODULE_PARM_DESC(cycle_priority,
+		 "SCHED_FIFO priority of the cycle's thread, 1..99; 0: normal priority (default 51)");
+
 static int accepted_versions[8] = { 10 };
 static unsigned int n_accepted_versions = 1;
 module_param_array(accepted_versions, int, &n_accepted_versions, 0444);
@@ -123,8 +134,8 @@ static void naobody_dev_release(struct kref *kref)
 	/* Neither may fire on freed memory, whatever path led here. */
 	hrtimer_cancel(&nb->timer);
 	hrtimer_cancel(&nb->step_timer);
-	naobody_ring_free(&nb->ring);
 	naobody_cycle_free(nb);
+	naobody_ring_free(&nb->ring);
 	kfree(nb->prefs);
 	usb_put_intf(nb->intf);
 	usb_put_dev(nb->udev);
@@ -411,6 +422,10 @@ static int check_params(void)
 
 	if (naobody_period_us < 2000 || naobody_period_us > 100000) {
 		pr_err("period_us=%u is outside 2000..100000\n", naobody_period_us);
+		return -EINVAL;
+	}
+	if (naobody_cycle_priority > 99) {
+		pr_err("cycle_priority=%u is outside 0..99\n", naobody_cycle_priority);
 		return -EINVAL;
 	}
 	if (naobody_ring_records &&

@@ -23,6 +23,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kfifo.h>
 #include <linux/kref.h>
+#include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/usb.h>
@@ -42,6 +43,7 @@ extern unsigned int naobody_ring_records;
 extern unsigned int naobody_controller_timeout_ms;
 extern unsigned int naobody_ramp_ms;
 extern bool naobody_provisional_power_requests;
+extern unsigned int naobody_cycle_priority;
 
 /* --- ring.c --------------------------------------------------------- */
 
@@ -170,10 +172,23 @@ struct naobody_dev {
 	 */
 	struct mutex chest_lock;
 
-	/* Everything the cycle touches, from timer and URB completions. */
+	/*
+	 * Everything the cycle touches, from its thread and URB completions.
+	 * Never taken by the timers' callbacks, which on PREEMPT_RT run in
+	 * hard interrupt context, where a spinlock_t sleeps.
+	 */
 	spinlock_t lock;
 	struct hrtimer timer;		/* the cycle period */
 	struct hrtimer step_timer;	/* the 20 ms step timeout */
+	/*
+	 * The cycle's thread, at cycle_priority: the timers only wake it
+	 * (tick_work, step_work); it does the work. NULL until cycle_init.
+	 */
+	struct kthread_worker *worker;
+	struct task_struct *worker_task;
+	struct kthread_work tick_work;
+	struct kthread_work step_work;
+	atomic_t ticks;			/* periods since tick_work last ran */
 	ktime_t step_timeout;		/* 20 ms; KUnit's cases make it longer */
 	ktime_t period;
 	struct usb_anchor anchor;

@@ -194,9 +194,10 @@ static void cycle_test_exit(struct kunit *test)
 
 /* --- driving the chain ------------------------------------------------------ */
 
+/* A tick, as the cycle's thread runs it once the period's timer woke it. */
 static void tick(struct naobody_dev *nb)
 {
-	cycle_timer_fn(&nb->timer);
+	cycle_tick(nb, 1);
 }
 
 /* Complete the step in flight with status; actual is the bytes it moved. */
@@ -208,11 +209,14 @@ static void complete_step(struct naobody_dev *nb, struct urb *urb, int status, u
 	urb->complete(urb);
 }
 
-/* The step in flight ran out of time: its deadline passed, its timer fired. */
+/*
+ * The step in flight ran out of time: its deadline passed, its timer fired
+ * and woke the cycle's thread, which runs this.
+ */
 static void step_expires(struct naobody_dev *nb)
 {
 	nb->step_deadline = ktime_sub_ms(ktime_get(), 1);
-	step_timer_fn(&nb->step_timer);
+	cycle_step_expired(nb);
 }
 
 static struct urb *last_submitted(void)
@@ -299,7 +303,7 @@ static void cycle_stale_step_timer(struct kunit *test)
 	struct naobody_dev *nb = test->priv;
 
 	chain_to(test, nb, NAOBODY_STEP_IN);
-	step_timer_fn(&nb->step_timer);
+	cycle_step_expired(nb);
 	KUNIT_EXPECT_NULL(test, fake.unlinked);
 	KUNIT_EXPECT_FALSE(test, nb->step_timed_out);
 	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IN);
@@ -508,6 +512,55 @@ static void cycle_start_when_quiesced_arms_nothing(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, test_bit(NAOBODY_HALTED, &nb->flags));
 }
 
+/*
+ * Both timers expire in hard interrupt context on every kernel: on
+ * PREEMPT_RT an hrtimer not marked _HARD expires in a softirq thread at
+ * normal priority, below every real-time process.
+ */
+static void cycle_timers_are_hard(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	KUNIT_EXPECT_TRUE(test, nb->timer.is_hard);
+	KUNIT_EXPECT_TRUE(test, nb->step_timer.is_hard);
+}
+
+/* The period's timer only counts and wakes the cycle's thread. */
+static void cycle_timer_wakes_the_thread(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	unsigned long flags;
+	int i;
+
+	/* Held: the callback must not need nb->lock (it sleeps on PREEMPT_RT). */
+	spin_lock_irqsave(&nb->lock, flags);
+	hrtimer_set_expires(&nb->timer, ktime_sub(ktime_get(), nb->period));
+	KUNIT_EXPECT_EQ(test, cycle_timer_fn(&nb->timer), HRTIMER_RESTART);
+	spin_unlock_irqrestore(&nb->lock, flags);
+	/* The thread takes the tick: one chain, the periods counted. */
+	for (i = 0; i < 100 && !fake.nsubmitted; i++)
+		msleep(10);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+	KUNIT_EXPECT_PTR_EQ(test, last_submitted(), nb->out_urb);
+	KUNIT_EXPECT_GE(test, nb->cycle, 1ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nb->ticks), 0);
+}
+
+/* A thread that woke late takes every period it missed in one tick. */
+static void cycle_late_thread_counts_missed_periods(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	atomic_set(&nb->ticks, 3);
+	cycle_tick_work(&nb->tick_work);
+	KUNIT_EXPECT_EQ(test, nb->cycle, 3ULL);
+	KUNIT_EXPECT_EQ(test, nb->chain_cycle, 3ULL);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+	/* Nothing more to take: the next run of the work does nothing. */
+	cycle_tick_work(&nb->tick_work);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+}
+
 static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_answered),
 	KUNIT_CASE(cycle_in_timeout_asks_status),
@@ -522,6 +575,9 @@ static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE_PARAM(cycle_step_error, step_status_gen_params),
 	KUNIT_CASE(cycle_start_arms_the_timer_under_the_lock),
 	KUNIT_CASE(cycle_start_when_quiesced_arms_nothing),
+	KUNIT_CASE(cycle_timers_are_hard),
+	KUNIT_CASE(cycle_timer_wakes_the_thread),
+	KUNIT_CASE(cycle_late_thread_counts_missed_periods),
 	{}
 };
 
