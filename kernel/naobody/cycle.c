@@ -629,6 +629,7 @@ int naobody_cycle_init(struct naobody_dev *nb)
 	naobody_hrtimer_make_hard(&nb->step_timer);
 	kthread_init_work(&nb->tick_work, cycle_tick_work);
 	kthread_init_work(&nb->step_work, cycle_step_work);
+	/* naobody_cycle_free() cancels the timers once the thread exists. */
 	ret = start_worker(nb);
 	if (ret)
 		return ret;
@@ -673,10 +674,17 @@ int naobody_cycle_init(struct naobody_dev *nb)
 	return 0;
 }
 
-/* Undo naobody_cycle_init(), whatever part of it ran. */
+/*
+ * Undo naobody_cycle_init(), whatever part of it ran: also on a device whose
+ * probe failed before it (its preferences' or its ring's allocation), whose
+ * timers were never set up.
+ */
 void naobody_cycle_free(struct naobody_dev *nb)
 {
 	if (nb->worker) {
+		/* Neither may fire on freed memory, whatever path led here. */
+		hrtimer_cancel(&nb->timer);
+		hrtimer_cancel(&nb->step_timer);
 		naobody_worker_destroy(nb->worker, nb->worker_task);
 		nb->worker = NULL;
 	}

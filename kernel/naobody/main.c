@@ -131,9 +131,7 @@ static void naobody_dev_release(struct kref *kref)
 
 	/* A file closed after disconnect may have queued an event. */
 	cancel_work_sync(&nb->event_work);
-	/* Neither may fire on freed memory, whatever path led here. */
-	hrtimer_cancel(&nb->timer);
-	hrtimer_cancel(&nb->step_timer);
+	/* The timers first: they may still fire, and the cycle publishes. */
 	naobody_cycle_free(nb);
 	naobody_ring_free(&nb->ring);
 	kfree(nb->prefs);

@@ -561,6 +561,21 @@ static void cycle_late_thread_counts_missed_periods(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
 }
 
+/*
+ * A probe that fails before naobody_cycle_init() (its preferences' or its
+ * ring's allocation) releases a device whose timers were never set up:
+ * freeing its cycle must not touch them (hrtimer_cancel() would follow
+ * their NULL base).
+ */
+static void cycle_free_before_init(struct kunit *test)
+{
+	struct naobody_dev *nb = kunit_kzalloc(test, sizeof(*nb), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, nb);
+	naobody_cycle_free(nb);
+	KUNIT_EXPECT_NULL(test, nb->worker);
+}
+
 static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_answered),
 	KUNIT_CASE(cycle_in_timeout_asks_status),
@@ -575,6 +590,7 @@ static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE_PARAM(cycle_step_error, step_status_gen_params),
 	KUNIT_CASE(cycle_start_arms_the_timer_under_the_lock),
 	KUNIT_CASE(cycle_start_when_quiesced_arms_nothing),
+	KUNIT_CASE(cycle_free_before_init),
 	KUNIT_CASE(cycle_timers_are_hard),
 	KUNIT_CASE(cycle_timer_wakes_the_thread),
 	KUNIT_CASE(cycle_late_thread_counts_missed_periods),
