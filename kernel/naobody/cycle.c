@@ -448,6 +448,43 @@ void naobody_cycle_stop(struct naobody_dev *nb)
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 }
 
+/*
+ * Stop everything that talks to the board: the cycle, the requests riding
+ * in it (they fail with -ECANCELED; new ones are refused while the cycle is
+ * halted) and the work items. The board may stay powered: right after the
+ * cycle, its last frame sets every stiffness to 0 (why names the state,
+ * for the log). Sleeps: at most as long as a restart's try of 0x13 and
+ * 0x02 in the start-up work (their control timeouts), or a clear of a
+ * halt in the recovery work.
+ */
+void naobody_quiesce(struct naobody_dev *nb, const char *why)
+{
+	unsigned long irqflags;
+
+	/* The start-up work may be about to start the cycle: it won't now. */
+	set_bit(NAOBODY_QUIESCED, &nb->flags);
+	naobody_cycle_stop(nb);
+	/*
+	 * Before waiting for the work items: they may take seconds. Unbind
+	 * and rmmod come here with the board still attached (soft_unbind: the
+	 * core has not killed our endpoints yet).
+	 */
+	naobody_cycle_send_limp(nb, why);
+	spin_lock_irqsave(&nb->lock, irqflags);
+	naobody_requests_fail_all(nb, -ECANCELED);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	cancel_delayed_work_sync(&nb->startup_work);
+	/* After the start-up work, which may queue it. */
+	cancel_delayed_work_sync(&nb->retry_work);
+	/*
+	 * A recovery cancelled before it ran never clears the bit it owns,
+	 * and the cycle skips every tick while it is set: clear it here,
+	 * where nothing can queue the work again (the cycle is halted).
+	 */
+	cancel_work_sync(&nb->recovery_work);
+	clear_bit(NAOBODY_RECOVERING, &nb->flags);
+}
+
 static void limp_complete(struct urb *urb)
 {
 	struct naobody_dev *nb = urb->context;

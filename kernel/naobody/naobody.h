@@ -4,7 +4,8 @@
  *
  *   main.c     module parameters, USB probe/disconnect, power management
  *   startup.c  the spec's start-up: preferences, id strings, board handshake
- *   cycle.c    the hrtimer-driven exchange: OUT frame, 0x14, IN frame, 0x15
+ *   cycle.c    the hrtimer-driven exchange: OUT frame, 0x14, IN frame, 0x15;
+ *              its thread, its recovery, its quiesce
  *   body.c     what goes into each OUT frame, the limp frame, the record
  *   safety.c   the safety policy: stop, rearm, controller loss, the ramp
  *   requests.c the request scheduler: queue, plan, match, resend, fail
@@ -280,9 +281,8 @@ static inline bool naobody_gone(struct naobody_dev *nb)
 	return test_bit(NAOBODY_GONE, &nb->flags);
 }
 
-void naobody_quiesce(struct naobody_dev *nb, const char *why);
-
 /* --- cycle.c --------------------------------------------------------- */
+void naobody_quiesce(struct naobody_dev *nb, const char *why);
 int naobody_cycle_init(struct naobody_dev *nb);
 void naobody_cycle_free(struct naobody_dev *nb);
 void naobody_cycle_start(struct naobody_dev *nb);

@@ -26,6 +26,7 @@
 #include <linux/hrtimer.h>
 #include <linux/slab.h>
 #include <linux/usb.h>
+#include <linux/workqueue.h>
 
 #include "../naobody/naobody.h"
 #include "../naobody/compat.h"
@@ -150,6 +151,16 @@ int nb_ack_check(const u8 *ack, size_t len, u32 crc)
 	return 0;
 }
 
+/* requests.c's, which naobody_quiesce() calls: no request rides here. */
+void naobody_requests_fail_all(struct naobody_dev *nb, int status)
+{
+}
+
+/* startup.c's works, which naobody_quiesce() cancels. */
+static void fake_work(struct work_struct *work)
+{
+}
+
 /* --- set-up ------------------------------------------------------------------ */
 
 static int cycle_test_init(struct kunit *test)
@@ -171,6 +182,8 @@ static int cycle_test_init(struct kunit *test)
 	mutex_init(&nb->io_mutex);
 	mutex_init(&nb->limp_lock);
 	INIT_WORK(&nb->recovery_work, naobody_recovery_work);
+	INIT_DELAYED_WORK(&nb->startup_work, fake_work);
+	INIT_DELAYED_WORK(&nb->retry_work, fake_work);
 	KUNIT_ASSERT_EQ(test, naobody_cycle_init(nb), 0);
 	KUNIT_ASSERT_EQ(test, ktime_to_ms(nb->step_timeout), (s64)NAOBODY_STEP_TIMEOUT_MS);
 	nb->step_timeout = TEST_STEP_TIMEOUT;
@@ -576,6 +589,49 @@ static void cycle_free_before_init(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, nb->worker);
 }
 
+/* Holds an ordered workqueue's queue until the case lets it go. */
+struct blocker {
+	struct work_struct work;
+	struct completion go;
+};
+
+static void blocker_fn(struct work_struct *work)
+{
+	wait_for_completion(&container_of(work, struct blocker, work)->go);
+}
+
+/*
+ * A recovery queued but cancelled by a quiesce (a suspend or a reset that
+ * came first) never ran, so never cleared NAOBODY_RECOVERING: the cycle
+ * after the resume must not skip every tick for it.
+ */
+static void cycle_quiesce_cancels_a_pending_recovery(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	struct workqueue_struct *wq = alloc_ordered_workqueue("naobody-test", 0);
+	struct blocker b;
+
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	INIT_WORK(&b.work, blocker_fn);
+	init_completion(&b.go);
+	queue_work(wq, &b.work);
+	/* What stall() does, but the work waits behind the blocker. */
+	set_bit(NAOBODY_RECOVERING, &nb->flags);
+	queue_work(wq, &nb->recovery_work);
+	naobody_quiesce(nb, "testing");
+	complete(&b.go);
+	destroy_workqueue(wq);
+	KUNIT_EXPECT_EQ(test, fake.cleared_halts, 0);	/* it never ran */
+	/* The resume. */
+	clear_bit(NAOBODY_QUIESCED, &nb->flags);
+	naobody_cycle_start(nb);
+	hrtimer_cancel(&nb->timer);	/* the case ticks */
+	tick(nb);
+	KUNIT_EXPECT_EQ(test, nb->stats.skipped, 0ULL);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+	KUNIT_EXPECT_PTR_EQ(test, last_submitted(), nb->out_urb);
+}
+
 static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_answered),
 	KUNIT_CASE(cycle_in_timeout_asks_status),
@@ -591,6 +647,7 @@ static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_start_arms_the_timer_under_the_lock),
 	KUNIT_CASE(cycle_start_when_quiesced_arms_nothing),
 	KUNIT_CASE(cycle_free_before_init),
+	KUNIT_CASE(cycle_quiesce_cancels_a_pending_recovery),
 	KUNIT_CASE(cycle_timers_are_hard),
 	KUNIT_CASE(cycle_timer_wakes_the_thread),
 	KUNIT_CASE(cycle_late_thread_counts_missed_periods),
