@@ -247,10 +247,16 @@ static bool startup_missing(struct naobody_dev *nb)
 }
 
 /*
- * Queue the retry work if something is missing and the cycle runs; the
- * start-up work's end, the retry work and a resume call it (never two at
- * once: the work items run one after the other, and a resume comes after
- * naobody_quiesce() cancelled both).
+ * Queue the retry work if something is missing and the cycle runs. Its
+ * callers, which also write nb->retries, never run at once, though
+ * system_wq runs the start-up and the retry works side by side (they are
+ * two work items): the start-up work calls it only at the end of its first
+ * pass, before any retry work is queued (at probe; after a reset, whose
+ * quiesce cancelled the retry work); the retry work at its own end; a
+ * resume only after naobody_quiesce() cancelled the retry work, and only
+ * when the first pass is done, which the start-up work it queues then
+ * skips. Side by side, the works share only the request list (each
+ * request is its own) and info_lock's fields (under it).
  */
 void naobody_retry_schedule(struct naobody_dev *nb)
 {
