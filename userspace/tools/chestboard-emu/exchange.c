@@ -307,6 +307,7 @@ void exchange_frame(struct emu *e, const uint8_t *buf, size_t len)
 		return;
 	case NB_EMU_MISB_NAK:
 	case NB_EMU_MISB_SILENCE:
+	case NB_EMU_MISB_STALL_STATUS:	/* ep0.c stalls its 0x15 */
 		e->status |= EMU_ST_NO_ANSWER;
 		break;
 	case NB_EMU_MISB_STALL_IN:
