@@ -76,7 +76,7 @@ static inline void naobody_hrtimer_make_hard(struct hrtimer *timer)
  * (naobody_worker_create()'s caller wakes it either way). Before 4.9 the
  * same worker went by other names, created by hand, without a cancel: the
  * works that are cancelled (the tick, the step timeout) return at once
- * once the cycle is halted, so waiting for them does as well.
+ * when the cycle is halted, so waiting for them does as well.
  */
 #ifdef NAOBODY_HAVE_KTHREAD_CREATE_WORKER
 static inline struct kthread_worker *naobody_worker_create(const char *name,

@@ -41,16 +41,6 @@
 #define NAOBODY_REQ_STATUS		0x15
 #define NAOBODY_STATUS_LEN		2
 
-/* Consecutive cycles without an answer before backing off, and the cap. */
-#define NAOBODY_BACKOFF_AFTER		3
-#define NAOBODY_BACKOFF_MAX_TICKS	64
-/*
- * Still none after this many: clear both bulk halts (the data toggles may
- * disagree), and after this many, reset the device (post_reset starts over).
- */
-#define NAOBODY_RECOVER_EVERY		20
-#define NAOBODY_RESET_AFTER		60
-
 static void chain_end(struct naobody_dev *nb, bool answered);
 
 /* Submit urb as the chain's next step. Caller holds nb->lock. */
@@ -106,11 +96,18 @@ static void chain_end(struct naobody_dev *nb, bool answered)
 	naobody_body_publish(nb, ktime_get());
 }
 
-/* A stalled endpoint: clearing the halt sleeps, so the work does it. */
+/*
+ * A stalled endpoint (the fault policy: naobody.h). A bulk endpoint stays
+ * halted until the host clears it, which sleeps: the recovery work does
+ * it, without a limp frame. ep0's stall is a protocol stall, which the
+ * next setup clears (USB 2.0, 8.5.3.4): nothing to do but count it.
+ */
 static void stall(struct naobody_dev *nb, int pipe)
 {
 	nb->stats.stalls++;
 	nb->errors |= NAOBODY_ERR_STALL;
+	if (usb_pipecontrol(pipe))
+		return;
 	nb->stalled_pipe = pipe;
 	nb->recover_all = false;
 	set_bit(NAOBODY_RECOVERING, &nb->flags);
@@ -121,6 +118,7 @@ static void stall(struct naobody_dev *nb, int pipe)
 enum step_result {
 	STEP_GO,		/* the URB succeeded: go on with its data */
 	STEP_TIMEOUT,		/* we unlinked it after 20 ms */
+	STEP_EP0_STALL,		/* a 0x14 or 0x15 stalled: counted */
 	STEP_DONE,		/* the chain ended here (error, or killed) */
 };
 
@@ -153,6 +151,8 @@ static enum step_result step_result(struct naobody_dev *nb, struct urb *urb, int
 		goto quiet;
 	case -EPIPE:
 		stall(nb, pipe);
+		if (usb_pipecontrol(pipe))
+			return STEP_EP0_STALL;
 		break;
 	default:
 		/* -EPROTO, -EILSEQ, -ETIME, -EOVERFLOW...: count, back off. */
@@ -181,6 +181,7 @@ static void out_complete(struct urb *urb)
 		submit_step(nb, nb->ack_urb, NAOBODY_STEP_ACK);
 		break;
 	case STEP_TIMEOUT:
+	case STEP_EP0_STALL:	/* not on a bulk endpoint */
 		chain_end(nb, false);
 		break;
 	case STEP_DONE:
@@ -203,6 +204,9 @@ static void ack_complete(struct urb *urb)
 	case STEP_TIMEOUT:
 		chain_end(nb, false);
 		goto out;
+	case STEP_EP0_STALL:
+		/* Unacknowledged; the answer is read all the same (below). */
+		goto read;
 	case STEP_DONE:
 		goto out;
 	}
@@ -211,9 +215,14 @@ static void ack_complete(struct urb *urb)
 		nb->stats.ack_mismatches++;
 		nb->errors |= NAOBODY_ERR_ACK;
 	} else {
-		/* What START and HARAKIRI wait for: requests.c, naobody_requests_age(). */
+		/*
+		 * What START and HARAKIRI wait for (requests.c,
+		 * naobody_requests_age()), and the limp boards (boards.c).
+		 */
 		nb->ack_ok = true;
+		nb->boards_limp &= ~nb->out_limp;
 	}
+read:
 	/* Read the answer either way: the frame may have been taken. */
 	submit_step(nb, nb->in_urb, NAOBODY_STEP_IN);
 out:
@@ -237,6 +246,9 @@ static void in_complete(struct urb *urb)
 		/* Nothing ready in time: ask for the chest board's status. */
 		submit_step(nb, nb->status_urb, NAOBODY_STEP_STATUS);
 		break;
+	case STEP_EP0_STALL:	/* not on a bulk endpoint */
+		chain_end(nb, false);
+		break;
 	case STEP_DONE:
 		break;
 	}
@@ -257,6 +269,7 @@ static void status_complete(struct urb *urb)
 		chain_end(nb, false);
 		break;
 	case STEP_TIMEOUT:
+	case STEP_EP0_STALL:	/* a board without 0x15 (provisional) */
 		chain_end(nb, false);
 		break;
 	case STEP_DONE:
@@ -544,6 +557,12 @@ int naobody_cycle_send_limp(struct naobody_dev *nb, const char *why)
 			      nb->ack_buf, NB_ACK_LEN, NAOBODY_LIMP_STEP_MS);
 	if (ret >= 0)
 		ret = nb_ack_check(nb->ack_buf, ret, crc) ? -EPROTO : 0;
+	if (!ret) {
+		/* Every board that ever got targets got this one. */
+		spin_lock_irqsave(&nb->lock, irqflags);
+		nb->boards_limp = 0;
+		spin_unlock_irqrestore(&nb->lock, irqflags);
+	}
 	/* The answer, if one is ready; what it says no longer matters. */
 	usb_bulk_msg(nb->udev, nb->in_pipe, nb->in_buf, NAOBODY_ANSWER_MAX, &actual,
 		     NAOBODY_LIMP_STEP_MS);
@@ -556,26 +575,45 @@ out:
 	 */
 	if (ret)
 		dev_warn_ratelimited(&nb->intf->dev,
-				     "the last frame (stiffness 0) before %s failed: " NAOBODY_PE "; the body may keep its last targets\n",
+				     "the last frame (stiffness 0) before %s failed: " NAOBODY_PE
+				     "; the body may keep its last targets\n",
 				     why, NAOBODY_ERR(ret));
 	else
 		dev_dbg(&nb->intf->dev, "last frame (stiffness 0) before %s sent\n", why);
 	return ret;
 }
 
-static void clear_halt(struct naobody_dev *nb, int pipe)
+/*
+ * usb_clear_halt() with a bound of our own: the core's waits up to 5 s
+ * (USB_CTRL_SET_TIMEOUT) on a board that NAKs the request, and the ticks
+ * wait for the recovery, a stop's frame with them. The same two steps, as
+ * usb-storage's copy does them: CLEAR_FEATURE(ENDPOINT_HALT), then, once
+ * the board took it, the host's side of the endpoint (its data toggle).
+ */
+static int clear_halt(struct naobody_dev *nb, int pipe)
 {
-	int ret = usb_clear_halt(nb->udev, pipe);
+	unsigned int endp = usb_pipeendpoint(pipe) | (usb_pipein(pipe) ? USB_DIR_IN : 0);
+	int ret;
 
-	if (ret)
-		dev_dbg(&nb->intf->dev, "clearing the halt failed: " NAOBODY_PE "\n",
-			NAOBODY_ERR(ret));
+	ret = usb_control_msg(nb->udev, usb_sndctrlpipe(nb->udev, 0), USB_REQ_CLEAR_FEATURE,
+			      USB_RECIP_ENDPOINT, USB_ENDPOINT_HALT, endp, NULL, 0,
+			      NAOBODY_CLEAR_TIMEOUT_MS);
+	if (ret < 0) {
+		dev_dbg(&nb->intf->dev, "clearing the halt of %02x failed: " NAOBODY_PE "\n",
+			endp, NAOBODY_ERR(ret));
+		return ret;
+	}
+	usb_reset_endpoint(nb->udev, endp);
+	return 0;
 }
 
 /*
- * A stalled bulk endpoint (stalled_pipe), or a board that has not answered
- * for NAOBODY_RECOVER_EVERY cycles (recover_all: both endpoints, and a
- * reset after NAOBODY_RESET_AFTER).
+ * A stalled bulk endpoint (stalled_pipe): its halt is cleared and the cycle
+ * goes on; the body held its targets, a stall that clears is no lost link.
+ * A clear that fails is one: the limp frame. A board that has not answered
+ * for NAOBODY_RECOVER_EVERY cycles (recover_all): the limp frame (its boards
+ * went limp at NAOBODY_HOLD_MISSES already), both halts cleared, and a
+ * reset from NAOBODY_RESET_AFTER on.
  */
 void naobody_recovery_work(struct work_struct *work)
 {
@@ -588,26 +626,20 @@ void naobody_recovery_work(struct work_struct *work)
 	pipe = READ_ONCE(nb->stalled_pipe);
 	all = READ_ONCE(nb->recover_all);
 	fails = READ_ONCE(nb->fails);
-	/*
-	 * The ticks are skipped until we are done, and a clear can take
-	 * seconds: the body goes limp first. A stalled OUT endpoint carries
-	 * nothing until it is cleared; that one clear comes first.
-	 */
-	if (!naobody_gone(nb)) {
-		if (!all && pipe == nb->out_pipe)
-			clear_halt(nb, pipe);
+	if (naobody_gone(nb)) {
+		/* Nothing to talk to. */
+	} else if (!all) {
+		/* A stalled OUT endpoint carries no limp frame before its clear. */
+		if (clear_halt(nb, pipe))
+			naobody_cycle_send_limp(nb, "giving up a stalled endpoint");
+	} else {
 		naobody_cycle_send_limp(nb, "recovering");
-		if (all) {
-			clear_halt(nb, nb->out_pipe);
-			clear_halt(nb, nb->in_pipe);
-			if (fails >= NAOBODY_RESET_AFTER) {
-				dev_warn(&nb->intf->dev,
-					 "no answer for %u cycles: resetting the chest board\n",
-					 fails);
-				usb_queue_reset_device(nb->intf);
-			}
-		} else if (usb_pipebulk(pipe) && pipe != nb->out_pipe) {
-			clear_halt(nb, pipe);
+		clear_halt(nb, nb->out_pipe);
+		clear_halt(nb, nb->in_pipe);
+		if (fails >= NAOBODY_RESET_AFTER) {
+			dev_warn(&nb->intf->dev,
+				 "no answer for %u cycles: resetting the chest board\n", fails);
+			usb_queue_reset_device(nb->intf);
 		}
 	}
 	clear_bit(NAOBODY_RECOVERING, &nb->flags);
@@ -645,7 +677,8 @@ static int start_worker(struct naobody_dev *nb)
 			 prio);
 	else if (ret)
 		dev_warn(&nb->intf->dev,
-			 "cannot run the cycle at SCHED_FIFO %u: " NAOBODY_PE "; it runs at normal priority\n",
+			 "cannot run the cycle at SCHED_FIFO %u: " NAOBODY_PE
+			 "; it runs at normal priority\n",
 			 prio, NAOBODY_ERR(ret));
 	/* kthread_create_worker() starts it up to 6.13, not from 6.14 on. */
 	wake_up_process(nb->worker_task);

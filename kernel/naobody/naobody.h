@@ -46,6 +46,36 @@ extern unsigned int naobody_ramp_ms;
 extern bool naobody_provisional_power_requests;
 extern unsigned int naobody_cycle_priority;
 
+/*
+ * The fault policy: what the driver does when the exchange fails, in one
+ * place (Documentation/naobody.rst, "Faults", has the table and why).
+ * *Provisional*: the spec says nothing of the board's own; these are ours.
+ *
+ *   - an ep0 stall (0x14, 0x15) is a protocol stall, which the next setup
+ *     clears: counted, nothing else; after a stalled 0x14 the answer is
+ *     read anyway (cycle.c);
+ *   - a bulk stall: the recovery work clears that halt, with no limp
+ *     frame; the ticks wait for it, at most NAOBODY_CLEAR_TIMEOUT_MS;
+ *   - a cycle without a valid answer (timeout, CRC, table, I/O error, a
+ *     stall) is a miss. A board's targets are held through
+ *     NAOBODY_HOLD_MISSES misses of its data; then it is down: it gets
+ *     stiffness 0 in the next frame, and in every one after until a 0x14
+ *     carries such a frame's CRC, and nothing more until it is shaken
+ *     hands with and started again (boards.c);
+ *   - only then (NAOBODY_BACKOFF_AFTER) the cycle backs off: 1, 2, 4 ...
+ *     NAOBODY_BACKOFF_MAX_TICKS ticks between tries; a stop, a ramp's
+ *     start or a board going down end the wait;
+ *   - every NAOBODY_RECOVER_EVERY misses: the limp frame, both bulk halts
+ *     cleared; from NAOBODY_RESET_AFTER: a reset (its pre_reset's limp
+ *     frame), and the start-up again.
+ */
+#define NAOBODY_HOLD_MISSES		10
+#define NAOBODY_BACKOFF_AFTER		NAOBODY_HOLD_MISSES
+#define NAOBODY_BACKOFF_MAX_TICKS	64
+#define NAOBODY_RECOVER_EVERY		20
+#define NAOBODY_RESET_AFTER		60
+#define NAOBODY_CLEAR_TIMEOUT_MS	250
+
 /* --- ring.c --------------------------------------------------------- */
 
 struct naobody_ring {
@@ -225,6 +255,13 @@ struct naobody_dev {
 	u64 boards_up;				/* answered this cycle */
 	u64 boards_alive;			/* answered lately (events) */
 	u64 boards_dropped;			/* went down: the work asks again */
+	/*
+	 * Boards that get stiffness 0 in every frame until a 0x14 carries
+	 * the CRC of one that did (boards.c): they went down, or a stop or
+	 * a ramp began while they were not accepted.
+	 */
+	u64 boards_limp;
+	u64 out_limp;				/* ...those in the frame in flight */
 	u8 board_misses[NB_BOARDS];
 	u32 last_touch;
 
@@ -304,6 +341,8 @@ void naobody_boards_init(struct naobody_dev *nb);
 void naobody_boards_reset(struct naobody_dev *nb);
 void naobody_boards_answered(struct naobody_dev *nb, unsigned int board);
 void naobody_boards_track(struct naobody_dev *nb);
+void naobody_boards_limp_unaccepted(struct naobody_dev *nb);
+void naobody_boards_accept(struct naobody_dev *nb, unsigned int board);
 
 /* --- requests.c ------------------------------------------------------ */
 int naobody_request_queue(struct naobody_dev *nb, struct naobody_request *r);

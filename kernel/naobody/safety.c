@@ -38,6 +38,8 @@ void naobody_safety_stop(struct naobody_dev *nb, u32 reason)
 	nb->stop_reason = reason;
 	memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));
 	nb->ramping = false;
+	/* Boards we stopped hearing from may still hear this. */
+	naobody_boards_limp_unaccepted(nb);
 	/* The next tick must carry it, even while backing off. */
 	nb->backoff = 0;
 	naobody_queue_event(nb, NAOBODY_EVENT_STOP, reason, 0);
@@ -69,6 +71,8 @@ void naobody_safety_controller_lost(struct naobody_dev *nb)
 	nb->ramping = true;
 	nb->ramp_start = ktime_get();
 	nb->ramp_len_ms = READ_ONCE(naobody_ramp_ms);
+	naobody_boards_limp_unaccepted(nb);
+	nb->backoff = 0;
 	/* Ramp from what was sent; nothing of it survives the ramp. */
 	memcpy(nb->ramp_from, nb->target.stiffness, sizeof(nb->ramp_from));
 	memset(nb->target.stiffness, 0, sizeof(nb->target.stiffness));

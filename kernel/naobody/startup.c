@@ -117,7 +117,8 @@ static void prefs_failed(struct naobody_dev *nb, unsigned int piece, int err)
 	/* Once: the retries count in statistics/calib_failures. */
 	if (first)
 		dev_warn(&nb->intf->dev,
-			 "preference piece %u: " NAOBODY_PE "; no calibration yet, reading it again\n",
+			 "preference piece %u: " NAOBODY_PE
+			 "; no calibration yet, reading it again\n",
 			 piece, NAOBODY_ERR(err));
 }
 
@@ -309,7 +310,6 @@ void naobody_retry_work(struct work_struct *work)
 static void handshake(struct naobody_dev *nb, u64 open, bool first)
 {
 	struct naobody_request *rq;
-	unsigned long irqflags;
 	unsigned int i, try;
 	u64 accepted = 0, answered = 0;
 
@@ -368,9 +368,7 @@ static void handshake(struct naobody_dev *nb, u64 open, bool first)
 		mutex_lock(&nb->info_lock);
 		nb->boards[i].state = NAOBODY_BOARD_ACCEPTED;
 		mutex_unlock(&nb->info_lock);
-		spin_lock_irqsave(&nb->lock, irqflags);
-		nb->boards_accepted |= BIT_ULL(i);
-		spin_unlock_irqrestore(&nb->lock, irqflags);
+		naobody_boards_accept(nb, i);
 	}
 	kfree(rq);
 }
@@ -404,7 +402,8 @@ static bool restart_board(struct naobody_dev *nb)
 					      msecs_to_jiffies(NAOBODY_RESTART_DELAY_MS));
 		} else {
 			dev_err(&nb->intf->dev,
-				"the chest board did not start again after %u tries: " NAOBODY_PE "; replug it or rebind the driver\n",
+				"the chest board did not start again after %u tries: " NAOBODY_PE
+				"; replug it or rebind the driver\n",
 				nb->restart_tries, NAOBODY_ERR(ret));
 			/* We give up on it: if it hears anything, let it be limp. */
 			naobody_cycle_send_limp(nb, "giving up the restart");
