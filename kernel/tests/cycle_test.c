@@ -156,6 +156,9 @@ int nb_ack_check(const u8 *ack, size_t len, u32 crc)
 	return 0;
 }
 
+/* main.c's parameter, which the cycle's thread takes its priority from. */
+unsigned int naobody_cycle_priority = 51;
+
 /* requests.c's, which naobody_quiesce() calls: no request rides here. */
 void naobody_requests_fail_all(struct naobody_dev *nb, int status)
 {
@@ -638,7 +641,7 @@ static void cycle_quiesce_cancels_a_pending_recovery(struct kunit *test)
 	struct blocker b;
 
 	KUNIT_ASSERT_NOT_NULL(test, wq);
-	INIT_WORK(&b.work, blocker_fn);
+	INIT_WORK_ONSTACK(&b.work, blocker_fn);
 	init_completion(&b.go);
 	queue_work(wq, &b.work);
 	/* What stall() does, but the work waits behind the blocker. */
@@ -647,6 +650,7 @@ static void cycle_quiesce_cancels_a_pending_recovery(struct kunit *test)
 	naobody_quiesce(nb, "testing");
 	complete(&b.go);
 	destroy_workqueue(wq);
+	destroy_work_on_stack(&b.work);
 	KUNIT_EXPECT_EQ(test, fake.cleared_halts, 0);	/* it never ran */
 	/* The resume. */
 	clear_bit(NAOBODY_QUIESCED, &nb->flags);
