@@ -109,6 +109,17 @@ module_param_named(cycle_priority, naobody_cycle_priority, uint, 0444);
 MODULE_PARM_DESC(cycle_priority,
 		 "SCHED_FIFO priority of the cycle's thread, 1..99; 0: normal priority (default 51)");
 
+/*
+ * An e-stop is reset after power-up, not by it: with start_latched, a body
+ * this load has not seen yet starts stopped until REARM, as one stopped
+ * before an rmmod would have stayed (Documentation/naobody.rst, "Death
+ * switch"). Off by default: nothing moves a body before a controller stiffens it.
+ */
+bool naobody_start_latched;
+module_param_named(start_latched, naobody_start_latched, bool, 0444);
+MODULE_PARM_DESC(start_latched,
+		 "Hold every chest board this load binds at a new port stopped until REARM, as if stopped before the load (default N)");
+
 static int accepted_versions[8] = { 10 };
 static unsigned int n_accepted_versions = 1;
 module_param_array(accepted_versions, int, &n_accepted_versions, 0444);
@@ -255,12 +266,8 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 	ret = naobody_startup_probe(nb);
 	if (ret)
 		goto err_put;
-	/* A body stopped before it re-enumerated is still stopped. */
+	/* The latch's key (naobody_chrdev_add() looks it up). */
 	strscpy(nb->latch_path, dev_name(&nb->udev->dev), sizeof(nb->latch_path));
-	if (naobody_latch_get(nb->latch_path, "", &nb->stop_reason)) {
-		nb->stopped = true;
-		dev_info(&intf->dev, "the death switch is latched (stopped before replug): REARM ends it\n");
-	}
 
 	usb_set_intfdata(intf, nb);
 	ret = naobody_chrdev_add(nb);
@@ -269,6 +276,10 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 			NAOBODY_ERR(ret));
 		goto err_intfdata;
 	}
+	if (READ_ONCE(nb->stopped))
+		dev_info(&intf->dev, "the death switch is latched (%s): REARM ends it\n",
+			 naobody_start_latched ? "stopped before replug, or start_latched" :
+			 "stopped before replug");
 	naobody_cycle_start(nb);
 	schedule_delayed_work(&nb->startup_work, 0);
 	dev_dbg(&intf->dev, "chest board version %08x on /dev/%s, %u us cycle\n",

@@ -45,6 +45,7 @@ extern unsigned int naobody_controller_timeout_ms;
 extern unsigned int naobody_ramp_ms;
 extern bool naobody_provisional_power_requests;
 extern unsigned int naobody_cycle_priority;
+extern bool naobody_start_latched;
 
 /*
  * The fault policy: what the driver does when the exchange fails, in one
@@ -361,12 +362,18 @@ void naobody_safety_stop(struct naobody_dev *nb, u32 reason);
 void naobody_safety_rearm(struct naobody_dev *nb);
 void naobody_safety_controller_lost(struct naobody_dev *nb);
 void naobody_safety_apply(struct naobody_dev *nb, ktime_t now);
+void naobody_safety_latch_new(struct naobody_dev *nb);
+void naobody_safety_latch_unidentified(struct naobody_dev *nb);
 void naobody_queue_event(struct naobody_dev *nb, u32 event, u32 a, u32 b);
 
 /* --- latch.c -------------------------------------------------------- */
 bool naobody_latch_set(const char *path, const char *body_id, u32 reason);
 void naobody_latch_clear(const char *path, const char *body_id);
 bool naobody_latch_get(const char *path, const char *body_id, u32 *reason);
+bool naobody_latch_same_body(const char *path_a, const char *body_id_a,
+			     const char *path_b, const char *body_id_b);
+bool naobody_latch_get_any_body(u32 *reason);
+bool naobody_latch_first_sight(const char *path);
 
 /* --- startup.c ------------------------------------------------------- */
 int naobody_startup_probe(struct naobody_dev *nb);

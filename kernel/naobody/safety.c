@@ -110,3 +110,51 @@ void naobody_safety_apply(struct naobody_dev *nb, ktime_t now)
 	for (i = 0; i < NAOBODY_JOINTS; i++)
 		a->stiffness[i] = div_u64((u64)nb->ramp_from[i] * left_ms, nb->ramp_len_ms);
 }
+
+/*
+ * A new device, before anything can stop it (naobody_chrdev_add(), in the
+ * locked section that makes it findable: a stop on a stale file either
+ * finds it there or recorded its latch before, which this sees): a body
+ * stopped before it re-enumerated is still stopped; with start_latched, a
+ * body at a port this load has not seen yet starts stopped.
+ */
+void naobody_safety_latch_new(struct naobody_dev *nb)
+{
+	unsigned long irqflags;
+	u32 reason;
+
+	spin_lock_irqsave(&nb->lock, irqflags);
+	if (naobody_latch_get(nb->latch_path, nb->latch_body_id, &reason)) {
+		nb->stopped = true;
+		nb->stop_reason = reason;
+	} else if (READ_ONCE(naobody_start_latched) && naobody_latch_first_sight(nb->latch_path)) {
+		naobody_safety_stop(nb, NAOBODY_STOP_UNSPEC);
+	}
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+/*
+ * The start-up could not read the body id (id slot 3), the latch's key
+ * that follows a body to another port: while any stop keyed by a body id is
+ * latched, this body may be that one, so it is held stopped (its port
+ * latched too) before any board gets targets, until REARM. An id read
+ * later is looked up as usual (startup.c).
+ */
+void naobody_safety_latch_unidentified(struct naobody_dev *nb)
+{
+	unsigned long irqflags;
+	bool held = false;
+	u32 reason;
+
+	if (!naobody_latch_get_any_body(&reason))
+		return;
+	spin_lock_irqsave(&nb->lock, irqflags);
+	if (!nb->stopped && !nb->latch_body_id[0]) {
+		naobody_safety_stop(nb, reason);
+		held = true;
+	}
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	if (held)
+		dev_info(&nb->intf->dev,
+			 "the body id could not be read and a stopped body may be this one: held stopped until REARM\n");
+}

@@ -459,6 +459,10 @@ void naobody_startup_work(struct work_struct *work)
 		read_prefs(nb, r);
 		read_ids(nb, r);
 		kfree(r);
+		/* Before any board gets targets: a body without its id. */
+		if (!READ_ONCE(nb->chest_id_read[NAOBODY_CHEST_BODY_ID_SLOT]) &&
+		    !startup_cancelled(nb))
+			naobody_safety_latch_unidentified(nb);
 		handshake(nb, GENMASK_ULL(NB_BOARDS - 1, 0), true);
 		/* Cut short by a suspend, it runs again at resume. */
 		if (startup_cancelled(nb))

@@ -16,6 +16,7 @@
 /* main.c's parameters, which the policy reads. */
 unsigned int naobody_controller_timeout_ms = 100;
 unsigned int naobody_ramp_ms = 1000;
+bool naobody_start_latched;
 
 static int events;
 
