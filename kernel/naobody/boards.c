@@ -2,7 +2,7 @@
 /*
  * Board tracking: the motor boards' table, which ones answered this
  * cycle, and their up and down events, debounced. A board that went down
- * (NAOBODY_HOLD_MISSES cycles without its data: the fault policy in
+ * (hold_cycles cycles without its data: the fault policy in
  * naobody.h) may still be powered and hear us: it gets stiffness 0 in the
  * next frame, and in every frame after until a 0x14 carries the CRC of one
  * of them (boards_limp), then no targets until the start-up work
@@ -67,7 +67,7 @@ void naobody_boards_track(struct naobody_dev *nb)
 				naobody_queue_event(nb, NAOBODY_EVENT_BOARD_UP, i, 0);
 			}
 		} else if ((nb->boards_alive & bit) &&
-			   ++nb->board_misses[i] >= NAOBODY_HOLD_MISSES) {
+			   ++nb->board_misses[i] >= READ_ONCE(naobody_hold_cycles)) {
 			nb->boards_alive &= ~bit;
 			naobody_queue_event(nb, NAOBODY_EVENT_BOARD_DOWN, i, 0);
 			/*

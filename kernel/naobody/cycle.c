@@ -76,6 +76,8 @@ static void submit_step(struct naobody_dev *nb, struct urb *urb, enum naobody_st
 /* The chain is over: publish this cycle's record. Caller holds nb->lock. */
 static void chain_end(struct naobody_dev *nb, bool answered)
 {
+	unsigned int hold = READ_ONCE(naobody_hold_cycles);
+
 	lockdep_assert_held(&nb->lock);
 	hrtimer_try_to_cancel(&nb->step_timer);
 	nb->step = NAOBODY_STEP_IDLE;
@@ -84,10 +86,13 @@ static void chain_end(struct naobody_dev *nb, bool answered)
 	} else {
 		naobody_body_no_answer(nb);
 		nb->fails++;
-		if (nb->fails >= NAOBODY_BACKOFF_AFTER)
-			nb->backoff = min(1U << min(nb->fails - NAOBODY_BACKOFF_AFTER, 6U),
+		/* The fault policy (naobody.h): paced through the hold, then back off. */
+		if (nb->fails >= hold)
+			nb->backoff = min(1U << min(nb->fails - hold, 6U),
 					  (unsigned int)NAOBODY_BACKOFF_MAX_TICKS);
-		if (!(nb->fails % NAOBODY_RECOVER_EVERY) &&
+		else if (nb->fails >= NAOBODY_PACE_AFTER)
+			nb->backoff = 1;
+		if (!(nb->fails % (NAOBODY_RECOVER_HOLDS * hold)) &&
 		    !test_and_set_bit(NAOBODY_RECOVERING, &nb->flags)) {
 			nb->recover_all = true;
 			schedule_work(&nb->recovery_work);
@@ -611,9 +616,9 @@ static int clear_halt(struct naobody_dev *nb, int pipe)
  * A stalled bulk endpoint (stalled_pipe): its halt is cleared and the cycle
  * goes on; the body held its targets, a stall that clears is no lost link.
  * A clear that fails is one: the limp frame. A board that has not answered
- * for NAOBODY_RECOVER_EVERY cycles (recover_all): the limp frame (its boards
- * went limp at NAOBODY_HOLD_MISSES already), both halts cleared, and a
- * reset from NAOBODY_RESET_AFTER on.
+ * for NAOBODY_RECOVER_HOLDS holds (recover_all): the limp frame (its boards
+ * went limp at the hold already), both halts cleared, and a reset from
+ * NAOBODY_RESET_HOLDS holds on.
  */
 void naobody_recovery_work(struct work_struct *work)
 {
@@ -636,7 +641,7 @@ void naobody_recovery_work(struct work_struct *work)
 		naobody_cycle_send_limp(nb, "recovering");
 		clear_halt(nb, nb->out_pipe);
 		clear_halt(nb, nb->in_pipe);
-		if (fails >= NAOBODY_RESET_AFTER) {
+		if (fails >= NAOBODY_RESET_HOLDS * READ_ONCE(naobody_hold_cycles)) {
 			dev_warn(&nb->intf->dev,
 				 "no answer for %u cycles: resetting the chest board\n", fails);
 			usb_queue_reset_device(nb->intf);

@@ -120,6 +120,17 @@ module_param_named(start_latched, naobody_start_latched, bool, 0444);
 MODULE_PARM_DESC(start_latched,
 		 "Hold every chest board this load binds at a new port stopped until REARM, as if stopped before the load (default N)");
 
+/*
+ * The fault policy's hold (naobody.h, Documentation/naobody.rst "Faults";
+ * provisional): misses of a board's data through which its targets are
+ * held before it goes limp. The recovery and the reset come at 2 and 6
+ * holds of misses.
+ */
+unsigned int naobody_hold_cycles = 10;
+module_param_named(hold_cycles, naobody_hold_cycles, uint, 0444);
+MODULE_PARM_DESC(hold_cycles,
+		 "Cycles without a board's data before it goes limp, 1..100 (default 10; provisional)");
+
 static int accepted_versions[8] = { 10 };
 static unsigned int n_accepted_versions = 1;
 module_param_array(accepted_versions, int, &n_accepted_versions, 0444);
@@ -400,6 +411,10 @@ static int check_params(void)
 
 	if (naobody_period_us < 2000 || naobody_period_us > 100000) {
 		pr_err("period_us=%u is outside 2000..100000\n", naobody_period_us);
+		return -EINVAL;
+	}
+	if (naobody_hold_cycles < 1 || naobody_hold_cycles > 100) {
+		pr_err("hold_cycles=%u is outside 1..100\n", naobody_hold_cycles);
 		return -EINVAL;
 	}
 	if (naobody_cycle_priority > 99) {

@@ -46,6 +46,7 @@ extern unsigned int naobody_ramp_ms;
 extern bool naobody_provisional_power_requests;
 extern unsigned int naobody_cycle_priority;
 extern bool naobody_start_latched;
+extern unsigned int naobody_hold_cycles;
 
 /*
  * The fault policy: what the driver does when the exchange fails, in one
@@ -58,23 +59,24 @@ extern bool naobody_start_latched;
  *   - a bulk stall: the recovery work clears that halt, with no limp
  *     frame; the ticks wait for it, at most NAOBODY_CLEAR_TIMEOUT_MS;
  *   - a cycle without a valid answer (timeout, CRC, table, I/O error, a
- *     stall) is a miss. A board's targets are held through
- *     NAOBODY_HOLD_MISSES misses of its data; then it is down: it gets
- *     stiffness 0 in the next frame, and in every one after until a 0x14
- *     carries such a frame's CRC, and nothing more until it is shaken
- *     hands with and started again (boards.c);
- *   - only then (NAOBODY_BACKOFF_AFTER) the cycle backs off: 1, 2, 4 ...
- *     NAOBODY_BACKOFF_MAX_TICKS ticks between tries; a stop, a ramp's
- *     start or a board going down end the wait;
- *   - every NAOBODY_RECOVER_EVERY misses: the limp frame, both bulk halts
- *     cleared; from NAOBODY_RESET_AFTER: a reset (its pre_reset's limp
- *     frame), and the start-up again.
+ *     stall) is a miss. A board's targets are held through hold_cycles
+ *     (10) misses of its data; then it is down: it gets stiffness 0 in the
+ *     next frame, and in every one after until a 0x14 carries such a
+ *     frame's CRC, and nothing more until it is shaken hands with and
+ *     started again (boards.c);
+ *   - from NAOBODY_PACE_AFTER misses the cycle skips every other tick
+ *     through the hold, a breath for a board that fell behind; once the
+ *     hold is over it backs off: 1, 2, 4 ... NAOBODY_BACKOFF_MAX_TICKS
+ *     ticks between tries; a stop, a ramp's start or a board going down
+ *     end the wait;
+ *   - every NAOBODY_RECOVER_HOLDS holds of misses: the limp frame, both
+ *     bulk halts cleared; from NAOBODY_RESET_HOLDS holds: a reset (its
+ *     pre_reset's limp frame), and the start-up again.
  */
-#define NAOBODY_HOLD_MISSES		10
-#define NAOBODY_BACKOFF_AFTER		NAOBODY_HOLD_MISSES
+#define NAOBODY_PACE_AFTER		3
 #define NAOBODY_BACKOFF_MAX_TICKS	64
-#define NAOBODY_RECOVER_EVERY		20
-#define NAOBODY_RESET_AFTER		60
+#define NAOBODY_RECOVER_HOLDS		2
+#define NAOBODY_RESET_HOLDS		6
 #define NAOBODY_CLEAR_TIMEOUT_MS	250
 
 /* --- ring.c --------------------------------------------------------- */

@@ -158,6 +158,7 @@ int nb_ack_check(const u8 *ack, size_t len, u32 crc)
 
 /* main.c's parameter, which the cycle's thread takes its priority from. */
 unsigned int naobody_cycle_priority = 51;
+unsigned int naobody_hold_cycles = 10;
 
 /* requests.c's, which naobody_quiesce() calls: no request rides here. */
 void naobody_requests_fail_all(struct naobody_dev *nb, int status)
@@ -414,13 +415,37 @@ static void cycle_backs_off(struct kunit *test)
 	struct naobody_dev *nb = test->priv;
 	int i;
 
-	for (i = 0; i < NAOBODY_BACKOFF_AFTER; i++)
+	for (i = 0; i < NAOBODY_PACE_AFTER; i++)
 		complete_step(nb, chain_to(test, nb, NAOBODY_STEP_OUT), -EPROTO, 0);
-	KUNIT_EXPECT_EQ(test, nb->fails, (unsigned int)NAOBODY_BACKOFF_AFTER);
+	KUNIT_EXPECT_EQ(test, nb->fails, (unsigned int)NAOBODY_PACE_AFTER);
 	KUNIT_EXPECT_GT(test, nb->backoff, 0U);
 	tick(nb);
 	KUNIT_EXPECT_EQ(test, nb->stats.skipped, 1ULL);
-	KUNIT_EXPECT_EQ(test, fake.nsubmitted, NAOBODY_BACKOFF_AFTER);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, NAOBODY_PACE_AFTER);
+}
+
+/*
+ * The fault policy's pace: from the third miss on, every other tick through
+ * the hold (hold_cycles misses); past it, 1, 2, 4 ... ticks between tries.
+ */
+static void cycle_paces_through_the_hold_then_backs_off(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	unsigned int hold = naobody_hold_cycles, miss, ticks;
+
+	for (miss = 1; miss <= hold + 3; miss++) {
+		unsigned int before = miss - 1;	/* fails when this try came */
+		u64 skipped = nb->stats.skipped, want;
+		int submitted = fake.nsubmitted;
+
+		for (ticks = 0; fake.nsubmitted == submitted && ticks < 100; ticks++)
+			tick(nb);
+		KUNIT_ASSERT_EQ(test, fake.nsubmitted, submitted + 1);
+		want = before >= hold ? 1ULL << (before - hold) :
+		       before >= NAOBODY_PACE_AFTER ? 1 : 0;
+		KUNIT_EXPECT_EQ_MSG(test, nb->stats.skipped - skipped, want, "before miss %u", miss);
+		complete_step(nb, last_submitted(), -EPROTO, 0);
+	}
 }
 
 /* Every step against every completion status. */
@@ -673,6 +698,7 @@ static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_killed_while_halted),
 	KUNIT_CASE(cycle_submit_fails_gone),
 	KUNIT_CASE(cycle_backs_off),
+	KUNIT_CASE(cycle_paces_through_the_hold_then_backs_off),
 	KUNIT_CASE_PARAM(cycle_step_error, step_status_gen_params),
 	KUNIT_CASE(cycle_start_arms_the_timer_under_the_lock),
 	KUNIT_CASE(cycle_start_when_quiesced_arms_nothing),

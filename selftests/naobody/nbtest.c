@@ -57,6 +57,27 @@ int nbt_time_scale(void)
 	return s && atoi(s) > 0 ? atoi(s) : 1;
 }
 
+const char *nbt_hold_arg(void)
+{
+	static char arg[32];
+
+	snprintf(arg, sizeof(arg), "hold_cycles=%d", 10 * nbt_time_scale());
+	return arg;
+}
+
+int nbt_hold_cycles(void)
+{
+	FILE *f = fopen("/sys/module/naobody/parameters/hold_cycles", "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 /*
  * On PREEMPT_RT, dummy_hcd moves the emulated bus's data in its softirq
  * (soft hrtimers), which runs in ksoftirqd at normal priority there. A
@@ -106,7 +127,8 @@ int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 	err = nb_emu_start(&t->emu, &opt);
 	if (err)
 		return err;
-	if (nbt_sh("modprobe naobody %s", modargs ? modargs : ""))
+	if (nbt_sh("modprobe naobody %s %s", modargs ? modargs : "",
+		   modargs && strstr(modargs, "hold_cycles=") ? "" : nbt_hold_arg()))
 		return -ENOEXEC;
 	t->module_loaded = 1;
 	/* Slower on the debug tier (NBVM_TIME_SCALE): a first load there too. */

@@ -91,6 +91,11 @@ FIXTURE_VARIANT_ADD(params, cycle_priority_too_high) {
 	.message = "cycle_priority=100 is outside 0..99",
 };
 
+FIXTURE_VARIANT_ADD(params, hold_of_no_cycles) {
+	.args = "hold_cycles=0",
+	.message = "hold_cycles=0 is outside 1..100",
+};
+
 FIXTURE_VARIANT_ADD(params, good_values) {
 	.args = "period_us=10000 ring_records=256 accepted_versions=10,11",
 	.message = NULL,

@@ -38,8 +38,6 @@
 #define TEST_SECONDS	240
 
 #define MS(ms)		NBT_MS(ms)
-/* The driver's hold (kernel/naobody/naobody.h, NAOBODY_HOLD_MISSES). */
-#define HOLD_MISSES	10
 
 static bool limp(const struct nb_emu_frame *f, uint64_t targets)
 {
@@ -483,15 +481,6 @@ FIXTURE(stall) {
 	struct ctx c;
 };
 
-FIXTURE_VARIANT(stall) {
-	unsigned int misbehaviour;
-};
-
-FIXTURE_VARIANT_ADD(stall, in) { .misbehaviour = NB_EMU_MISB_STALL_IN };
-FIXTURE_VARIANT_ADD(stall, out) { .misbehaviour = NB_EMU_MISB_STALL_OUT };
-FIXTURE_VARIANT_ADD(stall, ack) { .misbehaviour = NB_EMU_MISB_STALL_ACK };
-FIXTURE_VARIANT_ADD(stall, status) { .misbehaviour = NB_EMU_MISB_STALL_STATUS };
-
 FIXTURE_SETUP(stall)
 {
 	ASSERT_EQ(0, ctx_up(&self->c));
@@ -521,9 +510,9 @@ static long long held_cycles(struct nb_device *d, uint64_t cycle)
 	return (long long)most;
 }
 
-TEST_F_TIMEOUT(stall, a_stall_that_clears_holds_the_targets, TEST_SECONDS)
+/* One stall of misbehaviour m, and the 40 frames after it. */
+static void one_stall(struct __test_metadata *_metadata, struct ctx *c, unsigned int m)
 {
-	struct ctx *c = &self->c;
 	long long stalls = nbt_stat("stalls");
 	struct naobody_record rec;
 	struct nb_emu_stats st;
@@ -536,7 +525,7 @@ TEST_F_TIMEOUT(stall, a_stall_that_clears_holds_the_targets, TEST_SECONDS)
 	ASSERT_EQ(0, nb_emu_stats(&c->t.emu, &st));
 	at = st.frames;
 	emu_stalls = st.stalls;
-	ASSERT_EQ(0, nb_emu_misbehave(&c->t.emu, variant->misbehaviour, 1, 0));
+	ASSERT_EQ(0, nb_emu_misbehave(&c->t.emu, m, 1, 0));
 	/*
 	 * The board stalled. (A 0x14 the loaded emulator answers after the
 	 * driver's 20 ms is a timeout to the driver instead: one miss.)
@@ -549,13 +538,13 @@ TEST_F_TIMEOUT(stall, a_stall_that_clears_holds_the_targets, TEST_SECONDS)
 	ASSERT_EQ(0, nb_emu_wait_frames(&c->t.emu, at + 40, MS(20000)));
 	n = nb_emu_frames(&c->t.emu, at, c->f, TAIL);
 	for (int i = 0; i < n; i++) {
-		if (c->f[i].misbehaviour == variant->misbehaviour && !stalled)
+		if (c->f[i].misbehaviour == m && !stalled)
 			stalled = c->f[i].seq;
 		limp_frames += limp(&c->f[i], c->targets);
 		stiff_frames += stiff(&c->f[i]) && (c->f[i].targets & c->targets) == c->targets;
 	}
 	TH_LOG("%s: %d limp frame(s) of %d; the targets held %lld cycle(s) without an answer; %lld stall(s) counted",
-	       nb_emu_misb_name(variant->misbehaviour), limp_frames, n,
+	       nb_emu_misb_name(m), limp_frames, n,
 	       held_cycles(c->t.dev, rec.cycle), nbt_stat("stalls") - stalls);
 	EXPECT_LT(0u, stalled);
 	EXPECT_EQ(0, limp_frames);
@@ -563,11 +552,24 @@ TEST_F_TIMEOUT(stall, a_stall_that_clears_holds_the_targets, TEST_SECONDS)
 	EXPECT_EQ(n, stiff_frames);
 }
 
+
+/* The same board, one stall after the other: one set-up for the four. */
+TEST_F_TIMEOUT(stall, a_stall_that_clears_holds_the_targets, TEST_SECONDS)
+{
+	static const unsigned int stalls[] = {
+		NB_EMU_MISB_STALL_IN, NB_EMU_MISB_STALL_OUT, NB_EMU_MISB_STALL_ACK,
+		NB_EMU_MISB_STALL_STATUS,
+	};
+
+	for (size_t i = 0; i < sizeof(stalls) / sizeof(stalls[0]); i++)
+		one_stall(_metadata, &self->c, stalls[i]);
+}
+
 /*
  * A link that lost only its answers: the board still takes our frames and
  * acknowledges them (0x14), but its answers fail their CRC, never come
  * (the IN read times out) or its bulk IN stalls every cycle. The body
- * holds its targets through the hold (NAOBODY_HOLD_MISSES frames without
+ * holds its targets through the hold (hold_cycles frames without
  * an answer), then every board goes down and gets stiffness 0 in the very
  * next frame; a stop, or a controller lost, 2 s into it, finds every board
  * limp by the second frame after it. (Before issue 27 the frames then
@@ -654,7 +656,7 @@ TEST_F_TIMEOUT(lost, every_board_goes_limp_and_the_event_reaches_it, TEST_SECOND
 	ASSERT_NE(UINT64_MAX, first);
 	ASSERT_NE(UINT64_MAX, limp_at);
 	/* Limp after the hold's misses, in the very next frame. */
-	EXPECT_EQ((uint64_t)HOLD_MISSES, limp_at - answered - 1);
+	EXPECT_EQ((uint64_t)nbt_hold_cycles(), limp_at - answered - 1);
 }
 
 /* --- the latch survives re-enumeration ---------------------------------- */

@@ -171,12 +171,12 @@ FIXTURE_SETUP(moved)
 	nbt_sh("rmmod dummy_hcd 2>/dev/null");
 	ASSERT_EQ(0, nbt_sh("modprobe dummy_hcd is_high_speed=0 num=2"));
 	ASSERT_EQ(0, nb_emu_start(&self->a, &oa));
-	ASSERT_EQ(0, nbt_sh("modprobe naobody controller_timeout_ms=0"));
+	ASSERT_EQ(0, nbt_sh("modprobe naobody controller_timeout_ms=0 %s", nbt_hold_arg()));
 	self->module_loaded = true;
-	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 10000));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(10000)));
 	self->d = nb_open("/dev/naobody", 0);
 	ASSERT_NE(NULL, self->d);
-	ASSERT_EQ(1, nb_wait_ready(self->d, READY_MS));
+	ASSERT_EQ(1, nb_wait_ready(self->d, NBT_MS(READY_MS)));
 }
 
 FIXTURE_TEARDOWN(moved)
@@ -203,11 +203,11 @@ static struct nb_device *move_body(struct nb_emu *a, struct nb_emu *b, bool id_u
 	struct nb_emu_options ob = { .socket = "/run/nbemu-b.sock", .args = args, .quiet = 1 };
 	struct nb_device *d;
 
-	if (nb_emu_disconnect(a) || nbt_wait_path("/dev/naobody", false, 10000) ||
-	    nb_emu_start(b, &ob) || nbt_wait_path("/dev/naobody", true, 10000))
+	if (nb_emu_disconnect(a) || nbt_wait_path("/dev/naobody", false, NBT_MS(10000)) ||
+	    nb_emu_start(b, &ob) || nbt_wait_path("/dev/naobody", true, NBT_MS(10000)))
 		return NULL;
 	d = nb_open("/dev/naobody", 0);
-	if (d && nb_wait_ready(d, READY_MS) != 1) {
+	if (d && nb_wait_ready(d, NBT_MS(READY_MS)) != 1) {
 		nb_close(d);
 		d = NULL;
 	}
@@ -289,12 +289,12 @@ TEST_F(moved, a_body_whose_id_is_unread_is_held_while_a_body_is_stopped)
 	ASSERT_EQ(0, nb_emu_stats(&self->b, &st));
 	from = st.frames;
 	ASSERT_EQ(0, command_stiff(self->ctl));
-	ASSERT_EQ(0, nb_emu_wait_frames(&self->b, from + 20, 20000));
+	ASSERT_EQ(0, nb_emu_wait_frames(&self->b, from + 20, NBT_MS(20000)));
 	EXPECT_EQ(0, stiff_frames(&self->b, from));
 	/* REARM ends it: then the same command reaches the boards. */
 	ASSERT_EQ(0, nb_rearm(moved));
 	ASSERT_EQ(0, command_stiff(self->ctl));
-	for (int i = 0; i < 200 && stiff <= 0; i++) {
+	for (int i = 0; i < NBT_MS(500) && stiff <= 0; i++) {
 		usleep(20000);
 		stiff = stiff_frames(&self->b, from);
 	}
