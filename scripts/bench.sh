@@ -66,6 +66,17 @@ def figures(path):
     m = re.search(r"# reader wake .*?p50 (\d+) us, p99 (\d+) us", text)
     if m:
         f["w50"], f["w99"] = m.groups()
+    # cycle_bench's part 4: the same 8 s window without and with SCHED_FIFO
+    # busy loops just below the cycle's priority, one per CPU.
+    for load in ("off", "on"):
+        m = re.search(r"# fifo load " + load + r": (\d+) ticks, (\d+) missed \((-?\d+) "
+                      r"overruns, (-?\d+) skipped, (-?\d+) woken late\); jitter p50 (\d+) us, "
+                      r"p99 (\d+) us, max (\d+) us; tick to OUT p99 (\d+) us, max (\d+) us; "
+                      r"STOP to limp frame: at most (-?\d+) cycle", text)
+        if m:
+            (f["ft_" + load], f["fm_" + load], f["fo_" + load], _, f["fl_" + load],
+             _, f["f99_" + load], f["fmax_" + load], f["fo99_" + load], f["fomax_" + load],
+             f["fstop_" + load]) = m.groups()
     return f
 
 stock, rt = figures(sys.argv[1]), figures(sys.argv[2])
@@ -80,6 +91,34 @@ print("=== cycle benchmark, stock and PREEMPT_RT (TCG, one run each)")
 print(f"{'':28} {'stock ' + sys.argv[3]:>26} {'RT ' + sys.argv[4]:>26}")
 for name, get in rows:
     print(f"{name:28} {get(stock):>26} {get(rt):>26}")
+
+def fifo(load, what):
+    def get(f):
+        if "ft_" + load not in f:
+            return "-"
+        if what == "missed":
+            return f"{f['fm_' + load]} of {f['ft_' + load]}"
+        if what == "late":
+            return f"{f['fl_' + load]} / {f['fo_' + load]}"
+        if what == "jitter":
+            return f"{f['f99_' + load]} / {f['fmax_' + load]}"
+        if what == "tick":
+            return f"{f['fo99_' + load]} / {f['fomax_' + load]}"
+        return f["fstop_" + load]
+    return get
+
+rows = [(f"{label}, FIFO load {load}", fifo(load, what))
+        for what, label in (("missed", "missed cycles"),
+                            ("late", "  woken late / overruns"),
+                            ("jitter", "jitter p99/max (us)"),
+                            ("tick", "tick to OUT p99/max (us)"),
+                            ("stop", "STOP to limp (cycles)"))
+        for load in ("off", "on")]
+print()
+print("=== the cycle under SCHED_FIFO busy loops just below its priority, one per CPU")
+print(f"{'':42} {'stock ' + sys.argv[3]:>22} {'RT ' + sys.argv[4]:>22}")
+for name, get in rows:
+    print(f"{name:42} {get(stock):>22} {get(rt):>22}")
 PY
 fi
 exit $status

@@ -12,11 +12,31 @@
 #include "naobody.h"
 #include "trace.h"
 
-/* Build this cycle's OUT frame; returns its length or a negative errno. */
+/* Stiffness 0 for the joints of boards. */
+static void limp_boards(struct naobody_actuators *a, u64 boards)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < NB_BOARDS; i++) {
+		const struct nb_board_desc *d = nb_board(i);
+
+		if (!(boards & BIT_ULL(i)))
+			continue;
+		for (j = 0; j < d->joints; j++)
+			a->stiffness[d->joint[j]] = 0;
+	}
+}
+
+/*
+ * Build this cycle's OUT frame; returns its length or a negative errno.
+ * The accepted boards get their targets after the safety policy; the
+ * boards that must go limp (boards.c) get stiffness 0.
+ */
 int naobody_body_build_frame(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc)
 {
+	u64 limp = nb->boards_limp & ~nb->boards_accepted;
 	struct nb_out_plan plan = {
-		.targets = nb->boards_accepted,
+		.targets = nb->boards_accepted | limp,
 		.requests = NB_REQ_SENSORS | NB_REQ_CHEST_LED,
 	};
 
@@ -24,6 +44,8 @@ int naobody_body_build_frame(struct naobody_dev *nb, u8 *buf, u32 cap, u32 *crc)
 
 	lockdep_assert_held(&nb->lock);
 	naobody_safety_apply(nb, ktime_get());
+	limp_boards(&nb->sent, limp);
+	nb->out_limp = limp;
 	naobody_requests_plan(nb, &plan);
 	nb->boards_targeted |= plan.targets;
 	nb->out_ok = false;

@@ -6,18 +6,25 @@
  *                             (2a + CRC)          | nothing ready
  *                                                 +-> vendor IN 0x15 -> publish
  *
- * The hrtimer only starts a chain; each URB's completion submits the next
- * with GFP_ATOMIC, and the last one publishes a record to the ring. A tick
- * that finds a chain still in flight counts an overrun and never stacks.
- * Each step has the spec's 20 ms limit, kept by a second hrtimer that
- * unlinks the URB in flight. Whatever needs to sleep (clearing a halt) goes
- * to the recovery work, and cycles that keep failing back off.
+ * The cycle runs on a thread of its own, a kthread_worker at the real-time
+ * priority cycle_priority (SCHED_FIFO 51 by default: Documentation/
+ * naobody.rst, "Real time"). The period's hrtimer expires in hard
+ * interrupt context, PREEMPT_RT included (_HARD), and only wakes that
+ * thread (tick_work), which builds the frame and starts a chain; each URB's
+ * completion submits the next with GFP_ATOMIC, and the last one publishes a
+ * record to the ring. A tick that finds a chain still in flight counts an
+ * overrun and never stacks. Each step has the spec's 20 ms limit, kept by a
+ * second hard hrtimer that wakes the thread (step_work) to unlink the URB
+ * in flight. Whatever needs to sleep (clearing a halt) goes to the recovery
+ * work, and cycles that keep failing back off.
  *
- * Concurrency: nb->lock covers the chain's state. The timer callbacks and
- * the completions may run on different CPUs; NAOBODY_HALTED, set under the
- * lock, stops every resubmission, and naobody_cycle_stop() then kills what
- * is in flight.
+ * Concurrency: nb->lock (a spinlock_t: a sleeping lock on PREEMPT_RT)
+ * covers the chain's state; the thread and the completions take it, the
+ * timer callbacks never do. NAOBODY_HALTED, set under the lock, stops every
+ * resubmission, and naobody_cycle_stop() then cancels the timers and the
+ * thread's works and kills what is in flight.
  */
+#include <linux/kthread.h>
 #include <linux/usb.h>
 
 #include "naobody.h"
@@ -33,16 +40,6 @@
 #define NAOBODY_REQ_ACK			0x14
 #define NAOBODY_REQ_STATUS		0x15
 #define NAOBODY_STATUS_LEN		2
-
-/* Consecutive cycles without an answer before backing off, and the cap. */
-#define NAOBODY_BACKOFF_AFTER		3
-#define NAOBODY_BACKOFF_MAX_TICKS	64
-/*
- * Still none after this many: clear both bulk halts (the data toggles may
- * disagree), and after this many, reset the device (post_reset starts over).
- */
-#define NAOBODY_RECOVER_EVERY		20
-#define NAOBODY_RESET_AFTER		60
 
 static void chain_end(struct naobody_dev *nb, bool answered);
 
@@ -73,12 +70,14 @@ static void submit_step(struct naobody_dev *nb, struct urb *urb, enum naobody_st
 		return;
 	}
 	nb->step_deadline = ktime_add(ktime_get(), nb->step_timeout);
-	hrtimer_start(&nb->step_timer, nb->step_deadline, HRTIMER_MODE_ABS);
+	hrtimer_start(&nb->step_timer, nb->step_deadline, NAOBODY_HRTIMER_ABS_HARD);
 }
 
 /* The chain is over: publish this cycle's record. Caller holds nb->lock. */
 static void chain_end(struct naobody_dev *nb, bool answered)
 {
+	unsigned int hold = READ_ONCE(naobody_hold_cycles);
+
 	lockdep_assert_held(&nb->lock);
 	hrtimer_try_to_cancel(&nb->step_timer);
 	nb->step = NAOBODY_STEP_IDLE;
@@ -87,10 +86,13 @@ static void chain_end(struct naobody_dev *nb, bool answered)
 	} else {
 		naobody_body_no_answer(nb);
 		nb->fails++;
-		if (nb->fails >= NAOBODY_BACKOFF_AFTER)
-			nb->backoff = min(1U << min(nb->fails - NAOBODY_BACKOFF_AFTER, 6U),
+		/* The fault policy (naobody.h): paced through the hold, then back off. */
+		if (nb->fails >= hold)
+			nb->backoff = min(1U << min(nb->fails - hold, 6U),
 					  (unsigned int)NAOBODY_BACKOFF_MAX_TICKS);
-		if (!(nb->fails % NAOBODY_RECOVER_EVERY) &&
+		else if (nb->fails >= NAOBODY_PACE_AFTER)
+			nb->backoff = 1;
+		if (!(nb->fails % (NAOBODY_RECOVER_HOLDS * hold)) &&
 		    !test_and_set_bit(NAOBODY_RECOVERING, &nb->flags)) {
 			nb->recover_all = true;
 			schedule_work(&nb->recovery_work);
@@ -99,11 +101,18 @@ static void chain_end(struct naobody_dev *nb, bool answered)
 	naobody_body_publish(nb, ktime_get());
 }
 
-/* A stalled endpoint: clearing the halt sleeps, so the work does it. */
+/*
+ * A stalled endpoint (the fault policy: naobody.h). A bulk endpoint stays
+ * halted until the host clears it, which sleeps: the recovery work does
+ * it, without a limp frame. ep0's stall is a protocol stall, which the
+ * next setup clears (USB 2.0, 8.5.3.4): nothing to do but count it.
+ */
 static void stall(struct naobody_dev *nb, int pipe)
 {
 	nb->stats.stalls++;
 	nb->errors |= NAOBODY_ERR_STALL;
+	if (usb_pipecontrol(pipe))
+		return;
 	nb->stalled_pipe = pipe;
 	nb->recover_all = false;
 	set_bit(NAOBODY_RECOVERING, &nb->flags);
@@ -114,6 +123,7 @@ static void stall(struct naobody_dev *nb, int pipe)
 enum step_result {
 	STEP_GO,		/* the URB succeeded: go on with its data */
 	STEP_TIMEOUT,		/* we unlinked it after 20 ms */
+	STEP_EP0_STALL,		/* a 0x14 or 0x15 stalled: counted */
 	STEP_DONE,		/* the chain ended here (error, or killed) */
 };
 
@@ -146,6 +156,8 @@ static enum step_result step_result(struct naobody_dev *nb, struct urb *urb, int
 		goto quiet;
 	case -EPIPE:
 		stall(nb, pipe);
+		if (usb_pipecontrol(pipe))
+			return STEP_EP0_STALL;
 		break;
 	default:
 		/* -EPROTO, -EILSEQ, -ETIME, -EOVERFLOW...: count, back off. */
@@ -174,6 +186,7 @@ static void out_complete(struct urb *urb)
 		submit_step(nb, nb->ack_urb, NAOBODY_STEP_ACK);
 		break;
 	case STEP_TIMEOUT:
+	case STEP_EP0_STALL:	/* not on a bulk endpoint */
 		chain_end(nb, false);
 		break;
 	case STEP_DONE:
@@ -196,6 +209,9 @@ static void ack_complete(struct urb *urb)
 	case STEP_TIMEOUT:
 		chain_end(nb, false);
 		goto out;
+	case STEP_EP0_STALL:
+		/* Unacknowledged; the answer is read all the same (below). */
+		goto read;
 	case STEP_DONE:
 		goto out;
 	}
@@ -204,9 +220,14 @@ static void ack_complete(struct urb *urb)
 		nb->stats.ack_mismatches++;
 		nb->errors |= NAOBODY_ERR_ACK;
 	} else {
-		/* What START and HARAKIRI wait for: requests.c, naobody_requests_age(). */
+		/*
+		 * What START and HARAKIRI wait for (requests.c,
+		 * naobody_requests_age()), and the limp boards (boards.c).
+		 */
 		nb->ack_ok = true;
+		nb->boards_limp &= ~nb->out_limp;
 	}
+read:
 	/* Read the answer either way: the frame may have been taken. */
 	submit_step(nb, nb->in_urb, NAOBODY_STEP_IN);
 out:
@@ -230,6 +251,9 @@ static void in_complete(struct urb *urb)
 		/* Nothing ready in time: ask for the chest board's status. */
 		submit_step(nb, nb->status_urb, NAOBODY_STEP_STATUS);
 		break;
+	case STEP_EP0_STALL:	/* not on a bulk endpoint */
+		chain_end(nb, false);
+		break;
 	case STEP_DONE:
 		break;
 	}
@@ -250,6 +274,7 @@ static void status_complete(struct urb *urb)
 		chain_end(nb, false);
 		break;
 	case STEP_TIMEOUT:
+	case STEP_EP0_STALL:	/* a board without 0x15 (provisional) */
 		chain_end(nb, false);
 		break;
 	case STEP_DONE:
@@ -274,10 +299,12 @@ static struct urb *step_urb(struct naobody_dev *nb)
 	}
 }
 
-/* A step ran past its 20 ms: unlink it; its completion takes it from there. */
-static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
+/*
+ * A step ran past its 20 ms (the cycle's thread, woken by the step timer):
+ * unlink it; its completion takes it from there.
+ */
+static void cycle_step_expired(struct naobody_dev *nb)
 {
-	struct naobody_dev *nb = container_of(t, struct naobody_dev, step_timer);
 	unsigned long irqflags;
 	struct urb *urb;
 
@@ -291,7 +318,7 @@ static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
 	if (!urb || nb->step_timed_out || test_bit(NAOBODY_HALTED, &nb->flags) ||
 	    ktime_before(ktime_get(), nb->step_deadline)) {
 		spin_unlock_irqrestore(&nb->lock, irqflags);
-		return HRTIMER_NORESTART;
+		return;
 	}
 	nb->step_timed_out = true;
 	trace_naobody_step_timeout(nb->index, nb->chain_cycle, nb->step, 0);
@@ -299,27 +326,38 @@ static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
 
 	/*
 	 * Not under nb->lock: the HCD may complete the URB right here. If we
-	 * were delayed past this step's completion and its URB went out again
-	 * (a preempted soft timer on PREEMPT_RT), the stale unlink costs one
-	 * cycle: its completion ends that chain with an I/O error.
+	 * were delayed past this step's completion and its URB went out again,
+	 * the stale unlink costs one cycle: its completion ends that chain with
+	 * an I/O error.
 	 */
 	usb_unlink_urb(urb);
+}
+
+static void cycle_step_work(struct kthread_work *work)
+{
+	cycle_step_expired(container_of(work, struct naobody_dev, step_work));
+}
+
+/* Hard interrupt context, on PREEMPT_RT too: no nb->lock, only the thread. */
+static enum hrtimer_restart step_timer_fn(struct hrtimer *t)
+{
+	struct naobody_dev *nb = container_of(t, struct naobody_dev, step_timer);
+
+	kthread_queue_work(nb->worker, &nb->step_work);
 	return HRTIMER_NORESTART;
 }
 
-static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
+/* A tick (the cycle's thread): ticks periods passed since the last one. */
+static void cycle_tick(struct naobody_dev *nb, unsigned int ticks)
 {
-	struct naobody_dev *nb = container_of(t, struct naobody_dev, timer);
 	unsigned long irqflags;
-	u64 ticks;
 	u32 crc;
 	int ret;
 
-	ticks = hrtimer_forward_now(t, nb->period);
 	spin_lock_irqsave(&nb->lock, irqflags);
 	if (test_bit(NAOBODY_HALTED, &nb->flags)) {
 		spin_unlock_irqrestore(&nb->lock, irqflags);
-		return HRTIMER_NORESTART;
+		return;
 	}
 	nb->cycle += ticks;
 	if (nb->step != NAOBODY_STEP_IDLE) {
@@ -339,8 +377,9 @@ static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
 	ret = naobody_body_build_frame(nb, nb->out_buf, NB_FRAME_MAX, &crc);
 	if (ret <= 0) {
 		/* Our own frame doesn't fit: a bug, not the board's doing. */
-		dev_err_ratelimited(&nb->intf->dev, "cannot build the OUT frame: %pe\n",
-				    ERR_PTR(ret));
+		dev_err_ratelimited(&nb->intf->dev,
+				    "cannot build the OUT frame: " NAOBODY_PE "\n",
+				    NAOBODY_ERR(ret));
 		nb->stats.skipped++;
 		goto out;
 	}
@@ -354,6 +393,31 @@ static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
 	submit_step(nb, nb->out_urb, NAOBODY_STEP_OUT);
 out:
 	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+static void cycle_tick_work(struct kthread_work *work)
+{
+	struct naobody_dev *nb = container_of(work, struct naobody_dev, tick_work);
+	/* A late thread handles every period it missed at once. */
+	unsigned int ticks = atomic_xchg(&nb->ticks, 0);
+
+	if (ticks)
+		cycle_tick(nb, ticks);
+}
+
+/*
+ * The period (hard interrupt context, on PREEMPT_RT too): count it and
+ * wake the cycle's thread. Never nb->lock here: on PREEMPT_RT it sleeps.
+ */
+static enum hrtimer_restart cycle_timer_fn(struct hrtimer *t)
+{
+	struct naobody_dev *nb = container_of(t, struct naobody_dev, timer);
+	u64 ticks = hrtimer_forward_now(t, nb->period);
+
+	if (test_bit(NAOBODY_HALTED, &nb->flags))
+		return HRTIMER_NORESTART;
+	atomic_add(min_t(u64, ticks, INT_MAX), &nb->ticks);
+	kthread_queue_work(nb->worker, &nb->tick_work);
 	return HRTIMER_RESTART;
 }
 
@@ -376,7 +440,8 @@ void naobody_cycle_start(struct naobody_dev *nb)
 	 * unlock then finds the timer armed and cancels it, rather than a
 	 * timer armed after its cancel, on a device about to be freed.
 	 */
-	hrtimer_start(&nb->timer, ktime_add(ktime_get(), nb->period), HRTIMER_MODE_ABS);
+	atomic_set(&nb->ticks, 0);
+	hrtimer_start(&nb->timer, ktime_add(ktime_get(), nb->period), NAOBODY_HRTIMER_ABS_HARD);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 }
 
@@ -389,13 +454,53 @@ void naobody_cycle_stop(struct naobody_dev *nb)
 	set_bit(NAOBODY_HALTED, &nb->flags);
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 	hrtimer_cancel(&nb->timer);
+	/* A tick already queued sees the halt; one running ends first. */
+	kthread_cancel_work_sync(&nb->tick_work);
 	usb_kill_anchored_urbs(&nb->anchor);
 	hrtimer_cancel(&nb->step_timer);
-	/* The step timer may have unlinked a URB as we killed the rest. */
+	kthread_cancel_work_sync(&nb->step_work);
+	/* The step's work may have unlinked a URB as we killed the rest. */
 	usb_kill_anchored_urbs(&nb->anchor);
 	spin_lock_irqsave(&nb->lock, irqflags);
 	nb->step = NAOBODY_STEP_IDLE;
 	spin_unlock_irqrestore(&nb->lock, irqflags);
+}
+
+/*
+ * Stop everything that talks to the board: the cycle, the requests riding
+ * in it (they fail with -ECANCELED; new ones are refused while the cycle is
+ * halted) and the work items. The board may stay powered: right after the
+ * cycle, its last frame sets every stiffness to 0 (why names the state,
+ * for the log). Sleeps: at most as long as a restart's try of 0x13 and
+ * 0x02 in the start-up work (their control timeouts), or a clear of a
+ * halt in the recovery work.
+ */
+void naobody_quiesce(struct naobody_dev *nb, const char *why)
+{
+	unsigned long irqflags;
+
+	/* The start-up work may be about to start the cycle: it won't now. */
+	set_bit(NAOBODY_QUIESCED, &nb->flags);
+	naobody_cycle_stop(nb);
+	/*
+	 * Before waiting for the work items: they may take seconds. Unbind
+	 * and rmmod come here with the board still attached (soft_unbind: the
+	 * core has not killed our endpoints yet).
+	 */
+	naobody_cycle_send_limp(nb, why);
+	spin_lock_irqsave(&nb->lock, irqflags);
+	naobody_requests_fail_all(nb, -ECANCELED);
+	spin_unlock_irqrestore(&nb->lock, irqflags);
+	cancel_delayed_work_sync(&nb->startup_work);
+	/* After the start-up work, which may queue it. */
+	cancel_delayed_work_sync(&nb->retry_work);
+	/*
+	 * A recovery cancelled before it ran never clears the bit it owns,
+	 * and the cycle skips every tick while it is set: clear it here,
+	 * where nothing can queue the work again (the cycle is halted).
+	 */
+	cancel_work_sync(&nb->recovery_work);
+	clear_bit(NAOBODY_RECOVERING, &nb->flags);
 }
 
 static void limp_complete(struct urb *urb)
@@ -457,6 +562,12 @@ int naobody_cycle_send_limp(struct naobody_dev *nb, const char *why)
 			      nb->ack_buf, NB_ACK_LEN, NAOBODY_LIMP_STEP_MS);
 	if (ret >= 0)
 		ret = nb_ack_check(nb->ack_buf, ret, crc) ? -EPROTO : 0;
+	if (!ret) {
+		/* Every board that ever got targets got this one. */
+		spin_lock_irqsave(&nb->lock, irqflags);
+		nb->boards_limp = 0;
+		spin_unlock_irqrestore(&nb->lock, irqflags);
+	}
 	/* The answer, if one is ready; what it says no longer matters. */
 	usb_bulk_msg(nb->udev, nb->in_pipe, nb->in_buf, NAOBODY_ANSWER_MAX, &actual,
 		     NAOBODY_LIMP_STEP_MS);
@@ -469,25 +580,45 @@ out:
 	 */
 	if (ret)
 		dev_warn_ratelimited(&nb->intf->dev,
-				     "the last frame (stiffness 0) before %s failed: %pe; the body may keep its last targets\n",
-				     why, ERR_PTR(ret));
+				     "the last frame (stiffness 0) before %s failed: " NAOBODY_PE
+				     "; the body may keep its last targets\n",
+				     why, NAOBODY_ERR(ret));
 	else
 		dev_dbg(&nb->intf->dev, "last frame (stiffness 0) before %s sent\n", why);
 	return ret;
 }
 
-static void clear_halt(struct naobody_dev *nb, int pipe)
+/*
+ * usb_clear_halt() with a bound of our own: the core's waits up to 5 s
+ * (USB_CTRL_SET_TIMEOUT) on a board that NAKs the request, and the ticks
+ * wait for the recovery, a stop's frame with them. The same two steps, as
+ * usb-storage's copy does them: CLEAR_FEATURE(ENDPOINT_HALT), then, once
+ * the board took it, the host's side of the endpoint (its data toggle).
+ */
+static int clear_halt(struct naobody_dev *nb, int pipe)
 {
-	int ret = usb_clear_halt(nb->udev, pipe);
+	unsigned int endp = usb_pipeendpoint(pipe) | (usb_pipein(pipe) ? USB_DIR_IN : 0);
+	int ret;
 
-	if (ret)
-		dev_dbg(&nb->intf->dev, "clearing the halt failed: %pe\n", ERR_PTR(ret));
+	ret = usb_control_msg(nb->udev, usb_sndctrlpipe(nb->udev, 0), USB_REQ_CLEAR_FEATURE,
+			      USB_RECIP_ENDPOINT, USB_ENDPOINT_HALT, endp, NULL, 0,
+			      NAOBODY_CLEAR_TIMEOUT_MS);
+	if (ret < 0) {
+		dev_dbg(&nb->intf->dev, "clearing the halt of %02x failed: " NAOBODY_PE "\n",
+			endp, NAOBODY_ERR(ret));
+		return ret;
+	}
+	usb_reset_endpoint(nb->udev, endp);
+	return 0;
 }
 
 /*
- * A stalled bulk endpoint (stalled_pipe), or a board that has not answered
- * for NAOBODY_RECOVER_EVERY cycles (recover_all: both endpoints, and a
- * reset after NAOBODY_RESET_AFTER).
+ * A stalled bulk endpoint (stalled_pipe): its halt is cleared and the cycle
+ * goes on; the body held its targets, a stall that clears is no lost link.
+ * A clear that fails is one: the limp frame. A board that has not answered
+ * for NAOBODY_RECOVER_HOLDS holds (recover_all): the limp frame (its boards
+ * went limp at the hold already), both halts cleared, and a reset from
+ * NAOBODY_RESET_HOLDS holds on.
  */
 void naobody_recovery_work(struct work_struct *work)
 {
@@ -500,26 +631,20 @@ void naobody_recovery_work(struct work_struct *work)
 	pipe = READ_ONCE(nb->stalled_pipe);
 	all = READ_ONCE(nb->recover_all);
 	fails = READ_ONCE(nb->fails);
-	/*
-	 * The ticks are skipped until we are done, and a clear can take
-	 * seconds: the body goes limp first. A stalled OUT endpoint carries
-	 * nothing until it is cleared; that one clear comes first.
-	 */
-	if (!naobody_gone(nb)) {
-		if (!all && pipe == nb->out_pipe)
-			clear_halt(nb, pipe);
+	if (naobody_gone(nb)) {
+		/* Nothing to talk to. */
+	} else if (!all) {
+		/* A stalled OUT endpoint carries no limp frame before its clear. */
+		if (clear_halt(nb, pipe))
+			naobody_cycle_send_limp(nb, "giving up a stalled endpoint");
+	} else {
 		naobody_cycle_send_limp(nb, "recovering");
-		if (all) {
-			clear_halt(nb, nb->out_pipe);
-			clear_halt(nb, nb->in_pipe);
-			if (fails >= NAOBODY_RESET_AFTER) {
-				dev_warn(&nb->intf->dev,
-					 "no answer for %u cycles: resetting the chest board\n",
-					 fails);
-				usb_queue_reset_device(nb->intf);
-			}
-		} else if (usb_pipebulk(pipe) && pipe != nb->out_pipe) {
-			clear_halt(nb, pipe);
+		clear_halt(nb, nb->out_pipe);
+		clear_halt(nb, nb->in_pipe);
+		if (fails >= NAOBODY_RESET_HOLDS * READ_ONCE(naobody_hold_cycles)) {
+			dev_warn(&nb->intf->dev,
+				 "no answer for %u cycles: resetting the chest board\n", fails);
+			usb_queue_reset_device(nb->intf);
 		}
 	}
 	clear_bit(NAOBODY_RECOVERING, &nb->flags);
@@ -535,15 +660,54 @@ static void fill_vendor_in(struct usb_ctrlrequest *setup, u8 request, u16 len)
 	setup->wLength = cpu_to_le16(len);
 }
 
+/*
+ * The cycle's thread: created, given its priority, then started. A
+ * priority the kernel refuses leaves it running at what it got (logged).
+ */
+static int start_worker(struct naobody_dev *nb)
+{
+	unsigned int prio = READ_ONCE(naobody_cycle_priority);
+	char name[TASK_COMM_LEN];
+	struct kthread_worker *w;
+	int ret;
+
+	snprintf(name, sizeof(name), "naobody-%s", dev_name(&nb->intf->dev));
+	w = naobody_worker_create(name, &nb->worker_task);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	ret = naobody_sched_fifo(nb->worker_task, prio);
+	if (ret == -EOPNOTSUPP)
+		dev_warn(&nb->intf->dev,
+			 "this kernel sets a kernel thread's SCHED_FIFO priority to 50 only: the cycle runs at 50, not cycle_priority=%u\n",
+			 prio);
+	else if (ret)
+		dev_warn(&nb->intf->dev,
+			 "cannot run the cycle at SCHED_FIFO %u: " NAOBODY_PE
+			 "; it runs at normal priority\n",
+			 prio, NAOBODY_ERR(ret));
+	/* kthread_create_worker() starts it up to 6.13, not from 6.14 on. */
+	wake_up_process(nb->worker_task);
+	nb->worker = w;
+	return 0;
+}
+
 int naobody_cycle_init(struct naobody_dev *nb)
 {
 	struct usb_device *udev = nb->udev;
+	int ret;
 
-	/* First: naobody_dev_release() cancels them whatever failed below. */
 	naobody_hrtimer_setup(&nb->timer, cycle_timer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_ABS);
+			      NAOBODY_HRTIMER_ABS_HARD);
+	naobody_hrtimer_make_hard(&nb->timer);
 	naobody_hrtimer_setup(&nb->step_timer, step_timer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_ABS);
+			      NAOBODY_HRTIMER_ABS_HARD);
+	naobody_hrtimer_make_hard(&nb->step_timer);
+	kthread_init_work(&nb->tick_work, cycle_tick_work);
+	kthread_init_work(&nb->step_work, cycle_step_work);
+	/* naobody_cycle_free() cancels the timers once the thread exists. */
+	ret = start_worker(nb);
+	if (ret)
+		return ret;
 	nb->out_urb = usb_alloc_urb(0, GFP_KERNEL);
 	nb->ack_urb = usb_alloc_urb(0, GFP_KERNEL);
 	nb->in_urb = usb_alloc_urb(0, GFP_KERNEL);
@@ -585,8 +749,20 @@ int naobody_cycle_init(struct naobody_dev *nb)
 	return 0;
 }
 
+/*
+ * Undo naobody_cycle_init(), whatever part of it ran: also on a device whose
+ * probe failed before it (its preferences' or its ring's allocation), whose
+ * timers were never set up.
+ */
 void naobody_cycle_free(struct naobody_dev *nb)
 {
+	if (nb->worker) {
+		/* Neither may fire on freed memory, whatever path led here. */
+		hrtimer_cancel(&nb->timer);
+		hrtimer_cancel(&nb->step_timer);
+		naobody_worker_destroy(nb->worker, nb->worker_task);
+		nb->worker = NULL;
+	}
 	usb_free_urb(nb->out_urb);
 	usb_free_urb(nb->ack_urb);
 	usb_free_urb(nb->in_urb);

@@ -339,13 +339,16 @@ static void stop_device_and_successor(struct naobody_dev *nb, u32 reason)
 	spin_unlock_irqrestore(&nb->lock, irqflags);
 	if (!naobody_gone(nb))
 		return;
-	/* The file outlived its device: the one at the same port now is the body. */
+	/*
+	 * The file outlived its device: the body is the device at the same
+	 * port now, or the one with the same body id at another port.
+	 */
 	mutex_lock(&naobody_idr_lock);
 	idr_for_each_entry(&naobody_idr, other, id) {
-		if (strncmp(other->latch_path, nb->latch_path, sizeof(nb->latch_path)))
-			continue;
 		spin_lock_irqsave(&other->lock, irqflags);
-		naobody_safety_stop(other, reason);
+		if (naobody_latch_same_body(other->latch_path, other->latch_body_id,
+					    nb->latch_path, nb->latch_body_id))
+			naobody_safety_stop(other, reason);
 		spin_unlock_irqrestore(&other->lock, irqflags);
 	}
 	mutex_unlock(&naobody_idr_lock);
@@ -591,6 +594,14 @@ int naobody_chrdev_add(struct naobody_dev *nb)
 
 	mutex_lock(&naobody_idr_lock);
 	index = idr_alloc(&naobody_idr, nb, 0, NAOBODY_MAX_DEVICES, GFP_KERNEL);
+	/*
+	 * In the section that makes nb findable by a stop on a stale file
+	 * (stop_device_and_successor(), which records the latch first): such
+	 * a stop either walks the IDR after us and stops nb, or recorded its
+	 * latch before, and the lookup here sees it.
+	 */
+	if (index >= 0)
+		naobody_safety_latch_new(nb);
 	mutex_unlock(&naobody_idr_lock);
 	if (index < 0)
 		return index == -ENOSPC ? -EBUSY : index;

@@ -15,7 +15,9 @@
  * two entries per device the driver can serve. When it is full the stop
  * still latches the device, only not across a re-enumeration; that is
  * logged. A module unload forgets the table: the disconnect before it
- * leaves the body limp (its last frame), and a new load starts limp.
+ * leaves the body limp (its last frame), and a new load starts limp; with
+ * start_latched, every body a load has not seen yet starts stopped (the
+ * ports it saw are kept beside the table).
  */
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -33,6 +35,8 @@ struct naobody_latch {
 
 static DEFINE_SPINLOCK(latch_lock);
 static struct naobody_latch latches[NAOBODY_LATCHES];
+/* start_latched: the ports this load has seen a body at. */
+static char seen[NAOBODY_LATCHES][NAOBODY_LATCH_KEY_LEN];
 
 static bool key_eq(const char *a, const char *b)
 {
@@ -108,4 +112,56 @@ bool naobody_latch_get(const char *path, const char *body_id, u32 *reason)
 	}
 	spin_unlock_irqrestore(&latch_lock, irqflags);
 	return found;
+}
+
+/* Do (path_a, body_id_a) and (path_b, body_id_b) name the same body? */
+bool naobody_latch_same_body(const char *path_a, const char *body_id_a,
+			     const char *path_b, const char *body_id_b)
+{
+	return key_eq(path_a, path_b) || key_eq(body_id_a, body_id_b);
+}
+
+/*
+ * Is any stop recorded with a body id? The first one's reason goes to
+ * *reason: for a body whose own id could not be read, which may be it.
+ */
+bool naobody_latch_get_any_body(u32 *reason)
+{
+	unsigned long irqflags;
+	bool found = false;
+	unsigned int i;
+
+	spin_lock_irqsave(&latch_lock, irqflags);
+	for (i = 0; i < NAOBODY_LATCHES && !found; i++) {
+		if (latches[i].used && latches[i].body_id[0]) {
+			*reason = latches[i].reason;
+			found = true;
+		}
+	}
+	spin_unlock_irqrestore(&latch_lock, irqflags);
+	return found;
+}
+
+/*
+ * start_latched: is this the first body this load sees at path? It is
+ * remembered; a full list answers yes (a body stopped once too often, never
+ * one left running).
+ */
+bool naobody_latch_first_sight(const char *path)
+{
+	unsigned long irqflags;
+	unsigned int i;
+	bool first = true;
+
+	spin_lock_irqsave(&latch_lock, irqflags);
+	for (i = 0; i < NAOBODY_LATCHES && first; i++)
+		first = !key_eq(seen[i], path);
+	for (i = 0; first && i < NAOBODY_LATCHES; i++) {
+		if (!seen[i][0]) {
+			strscpy(seen[i], path, sizeof(seen[i]));
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&latch_lock, irqflags);
+	return first;
 }

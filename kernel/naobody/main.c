@@ -16,6 +16,7 @@
 #include <linux/usb.h>
 
 #include "naobody.h"
+#include "compat.h"
 
 unsigned int naobody_period_us = 12000;
 module_param_named(period_us, naobody_period_us, uint, 0444);
@@ -97,6 +98,39 @@ module_param_named(provisional_power_requests, naobody_provisional_power_request
 MODULE_PARM_DESC(provisional_power_requests,
 		 "Allow the chest requests that change power (harakiri, motor and head power cycles), whose encodings are provisional; set only once checked on this robot (default N: EOPNOTSUPP)");
 
+/*
+ * The cycle's thread's SCHED_FIFO priority (Documentation/naobody.rst,
+ * "Real time"): above everything the robot's userspace runs that depends
+ * on it (naoguard at 30 under systemd or 50 by hand, naobodyd at 20, LoLA
+ * clients at 10..20) and the threaded interrupts of PREEMPT_RT (50).
+ */
+unsigned int naobody_cycle_priority = 51;
+module_param_named(cycle_priority, naobody_cycle_priority, uint, 0444);
+MODULE_PARM_DESC(cycle_priority,
+		 "SCHED_FIFO priority of the cycle's thread, 1..99; 0: normal priority (default 51)");
+
+/*
+ * An e-stop is reset after power-up, not by it: with start_latched, a body
+ * this load has not seen yet starts stopped until REARM, as one stopped
+ * before an rmmod would have stayed (Documentation/naobody.rst, "Death
+ * switch"). Off by default: nothing moves a body before a controller stiffens it.
+ */
+bool naobody_start_latched;
+module_param_named(start_latched, naobody_start_latched, bool, 0444);
+MODULE_PARM_DESC(start_latched,
+		 "Hold every chest board this load binds at a new port stopped until REARM, as if stopped before the load (default N)");
+
+/*
+ * The fault policy's hold (naobody.h, Documentation/naobody.rst "Faults";
+ * provisional): misses of a board's data through which its targets are
+ * held before it goes limp. The recovery and the reset come at 2 and 6
+ * holds of misses.
+ */
+unsigned int naobody_hold_cycles = 10;
+module_param_named(hold_cycles, naobody_hold_cycles, uint, 0444);
+MODULE_PARM_DESC(hold_cycles,
+		 "Cycles without a board's data before it goes limp, 1..100 (default 10; provisional)");
+
 static int accepted_versions[8] = { 10 };
 static unsigned int n_accepted_versions = 1;
 module_param_array(accepted_versions, int, &n_accepted_versions, 0444);
@@ -119,11 +153,9 @@ static void naobody_dev_release(struct kref *kref)
 
 	/* A file closed after disconnect may have queued an event. */
 	cancel_work_sync(&nb->event_work);
-	/* Neither may fire on freed memory, whatever path led here. */
-	hrtimer_cancel(&nb->timer);
-	hrtimer_cancel(&nb->step_timer);
-	naobody_ring_free(&nb->ring);
+	/* The timers first: they may still fire, and the cycle publishes. */
 	naobody_cycle_free(nb);
+	naobody_ring_free(&nb->ring);
 	kfree(nb->prefs);
 	usb_put_intf(nb->intf);
 	usb_put_dev(nb->udev);
@@ -135,37 +167,6 @@ void naobody_dev_put(struct naobody_dev *nb)
 {
 	might_sleep();
 	kref_put(&nb->kref, naobody_dev_release);
-}
-
-/*
- * Stop everything that talks to the board: the cycle, the requests riding
- * in it (they fail with -ECANCELED; new ones are refused while the cycle is
- * halted) and the work items. The board may stay powered: right after the
- * cycle, its last frame sets every stiffness to 0 (why names the state,
- * for the log). Sleeps: at most as long as a restart's try of 0x13 and
- * 0x02 in the start-up work (their control timeouts), or a clear of a
- * halt in the recovery work.
- */
-void naobody_quiesce(struct naobody_dev *nb, const char *why)
-{
-	unsigned long irqflags;
-
-	/* The start-up work may be about to start the cycle: it won't now. */
-	set_bit(NAOBODY_QUIESCED, &nb->flags);
-	naobody_cycle_stop(nb);
-	/*
-	 * Before waiting for the work items: they may take seconds. Unbind
-	 * and rmmod come here with the board still attached (soft_unbind: the
-	 * core has not killed our endpoints yet).
-	 */
-	naobody_cycle_send_limp(nb, why);
-	spin_lock_irqsave(&nb->lock, irqflags);
-	naobody_requests_fail_all(nb, -ECANCELED);
-	spin_unlock_irqrestore(&nb->lock, irqflags);
-	cancel_delayed_work_sync(&nb->startup_work);
-	/* After the start-up work, which may queue it. */
-	cancel_delayed_work_sync(&nb->retry_work);
-	cancel_work_sync(&nb->recovery_work);
 }
 
 /* About 10 s of history at the cycle period, as a power of two. */
@@ -276,19 +277,20 @@ static int naobody_probe(struct usb_interface *intf, const struct usb_device_id 
 	ret = naobody_startup_probe(nb);
 	if (ret)
 		goto err_put;
-	/* A body stopped before it re-enumerated is still stopped. */
+	/* The latch's key (naobody_chrdev_add() looks it up). */
 	strscpy(nb->latch_path, dev_name(&nb->udev->dev), sizeof(nb->latch_path));
-	if (naobody_latch_get(nb->latch_path, "", &nb->stop_reason)) {
-		nb->stopped = true;
-		dev_info(&intf->dev, "the death switch is latched (stopped before replug): REARM ends it\n");
-	}
 
 	usb_set_intfdata(intf, nb);
 	ret = naobody_chrdev_add(nb);
 	if (ret) {
-		dev_err(&intf->dev, "cannot create the device node: %pe\n", ERR_PTR(ret));
+		dev_err(&intf->dev, "cannot create the device node: " NAOBODY_PE "\n",
+			NAOBODY_ERR(ret));
 		goto err_intfdata;
 	}
+	if (READ_ONCE(nb->stopped))
+		dev_info(&intf->dev, "the death switch is latched (%s): REARM ends it\n",
+			 naobody_start_latched ? "stopped before replug, or start_latched" :
+			 "stopped before replug");
 	naobody_cycle_start(nb);
 	schedule_delayed_work(&nb->startup_work, 0);
 	dev_dbg(&intf->dev, "chest board version %08x on /dev/%s, %u us cycle\n",
@@ -409,6 +411,14 @@ static int check_params(void)
 
 	if (naobody_period_us < 2000 || naobody_period_us > 100000) {
 		pr_err("period_us=%u is outside 2000..100000\n", naobody_period_us);
+		return -EINVAL;
+	}
+	if (naobody_hold_cycles < 1 || naobody_hold_cycles > 100) {
+		pr_err("hold_cycles=%u is outside 1..100\n", naobody_hold_cycles);
+		return -EINVAL;
+	}
+	if (naobody_cycle_priority > 99) {
+		pr_err("cycle_priority=%u is outside 0..99\n", naobody_cycle_priority);
 		return -EINVAL;
 	}
 	if (naobody_ring_records &&

@@ -4,7 +4,8 @@
  *
  *   main.c     module parameters, USB probe/disconnect, power management
  *   startup.c  the spec's start-up: preferences, id strings, board handshake
- *   cycle.c    the hrtimer-driven exchange: OUT frame, 0x14, IN frame, 0x15
+ *   cycle.c    the hrtimer-driven exchange: OUT frame, 0x14, IN frame, 0x15;
+ *              its thread, its recovery, its quiesce
  *   body.c     what goes into each OUT frame, the limp frame, the record
  *   safety.c   the safety policy: stop, rearm, controller loss, the ramp
  *   requests.c the request scheduler: queue, plan, match, resend, fail
@@ -23,6 +24,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kfifo.h>
 #include <linux/kref.h>
+#include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/usb.h>
@@ -42,6 +44,40 @@ extern unsigned int naobody_ring_records;
 extern unsigned int naobody_controller_timeout_ms;
 extern unsigned int naobody_ramp_ms;
 extern bool naobody_provisional_power_requests;
+extern unsigned int naobody_cycle_priority;
+extern bool naobody_start_latched;
+extern unsigned int naobody_hold_cycles;
+
+/*
+ * The fault policy: what the driver does when the exchange fails, in one
+ * place (Documentation/naobody.rst, "Faults", has the table and why).
+ * *Provisional*: the spec says nothing of the board's own; these are ours.
+ *
+ *   - an ep0 stall (0x14, 0x15) is a protocol stall, which the next setup
+ *     clears: counted, nothing else; after a stalled 0x14 the answer is
+ *     read anyway (cycle.c);
+ *   - a bulk stall: the recovery work clears that halt, with no limp
+ *     frame; the ticks wait for it, at most NAOBODY_CLEAR_TIMEOUT_MS;
+ *   - a cycle without a valid answer (timeout, CRC, table, I/O error, a
+ *     stall) is a miss. A board's targets are held through hold_cycles
+ *     (10) misses of its data; then it is down: it gets stiffness 0 in the
+ *     next frame, and in every one after until a 0x14 carries such a
+ *     frame's CRC, and nothing more until it is shaken hands with and
+ *     started again (boards.c);
+ *   - from NAOBODY_PACE_AFTER misses the cycle skips every other tick
+ *     through the hold, a breath for a board that fell behind; once the
+ *     hold is over it backs off: 1, 2, 4 ... NAOBODY_BACKOFF_MAX_TICKS
+ *     ticks between tries; a stop, a ramp's start or a board going down
+ *     end the wait;
+ *   - every NAOBODY_RECOVER_HOLDS holds of misses: the limp frame, both
+ *     bulk halts cleared; from NAOBODY_RESET_HOLDS holds: a reset (its
+ *     pre_reset's limp frame), and the start-up again.
+ */
+#define NAOBODY_PACE_AFTER		3
+#define NAOBODY_BACKOFF_MAX_TICKS	64
+#define NAOBODY_RECOVER_HOLDS		2
+#define NAOBODY_RESET_HOLDS		6
+#define NAOBODY_CLEAR_TIMEOUT_MS	250
 
 /* --- ring.c --------------------------------------------------------- */
 
@@ -51,6 +87,11 @@ struct naobody_ring {
 	size_t size;			/* bytes, whole pages */
 	u32 mask;			/* record_count - 1 */
 	u32 stride;			/* record_size */
+	/*
+	 * records_offset, kept here: the writer never takes where to write
+	 * from the page it shares with every reader.
+	 */
+	u32 records_offset;
 	u64 next;			/* the next record's number */
 };
 
@@ -165,10 +206,23 @@ struct naobody_dev {
 	 */
 	struct mutex chest_lock;
 
-	/* Everything the cycle touches, from timer and URB completions. */
+	/*
+	 * Everything the cycle touches, from its thread and URB completions.
+	 * Never taken by the timers' callbacks, which on PREEMPT_RT run in
+	 * hard interrupt context, where a spinlock_t sleeps.
+	 */
 	spinlock_t lock;
 	struct hrtimer timer;		/* the cycle period */
 	struct hrtimer step_timer;	/* the 20 ms step timeout */
+	/*
+	 * The cycle's thread, at cycle_priority: the timers only wake it
+	 * (tick_work, step_work); it does the work. NULL until cycle_init.
+	 */
+	struct kthread_worker *worker;
+	struct task_struct *worker_task;
+	struct kthread_work tick_work;
+	struct kthread_work step_work;
+	atomic_t ticks;			/* periods since tick_work last ran */
 	ktime_t step_timeout;		/* 20 ms; KUnit's cases make it longer */
 	ktime_t period;
 	struct usb_anchor anchor;
@@ -204,6 +258,13 @@ struct naobody_dev {
 	u64 boards_up;				/* answered this cycle */
 	u64 boards_alive;			/* answered lately (events) */
 	u64 boards_dropped;			/* went down: the work asks again */
+	/*
+	 * Boards that get stiffness 0 in every frame until a 0x14 carries
+	 * the CRC of one that did (boards.c): they went down, or a stop or
+	 * a ramp began while they were not accepted.
+	 */
+	u64 boards_limp;
+	u64 out_limp;				/* ...those in the frame in flight */
 	u8 board_misses[NB_BOARDS];
 	u32 last_touch;
 
@@ -219,6 +280,7 @@ struct naobody_dev {
 	bool lost;			/* controller lost; cleared by a write, a claim */
 	bool ramping;
 	ktime_t ramp_start;
+	unsigned int ramp_len_ms;	/* ramp_ms when this ramp started */
 	u16 ramp_from[NAOBODY_JOINTS];
 
 	/* Requests riding in the frames, oldest first. */
@@ -259,9 +321,8 @@ static inline bool naobody_gone(struct naobody_dev *nb)
 	return test_bit(NAOBODY_GONE, &nb->flags);
 }
 
-void naobody_quiesce(struct naobody_dev *nb, const char *why);
-
 /* --- cycle.c --------------------------------------------------------- */
+void naobody_quiesce(struct naobody_dev *nb, const char *why);
 int naobody_cycle_init(struct naobody_dev *nb);
 void naobody_cycle_free(struct naobody_dev *nb);
 void naobody_cycle_start(struct naobody_dev *nb);
@@ -283,6 +344,8 @@ void naobody_boards_init(struct naobody_dev *nb);
 void naobody_boards_reset(struct naobody_dev *nb);
 void naobody_boards_answered(struct naobody_dev *nb, unsigned int board);
 void naobody_boards_track(struct naobody_dev *nb);
+void naobody_boards_limp_unaccepted(struct naobody_dev *nb);
+void naobody_boards_accept(struct naobody_dev *nb, unsigned int board);
 
 /* --- requests.c ------------------------------------------------------ */
 int naobody_request_queue(struct naobody_dev *nb, struct naobody_request *r);
@@ -301,12 +364,18 @@ void naobody_safety_stop(struct naobody_dev *nb, u32 reason);
 void naobody_safety_rearm(struct naobody_dev *nb);
 void naobody_safety_controller_lost(struct naobody_dev *nb);
 void naobody_safety_apply(struct naobody_dev *nb, ktime_t now);
+void naobody_safety_latch_new(struct naobody_dev *nb);
+void naobody_safety_latch_unidentified(struct naobody_dev *nb);
 void naobody_queue_event(struct naobody_dev *nb, u32 event, u32 a, u32 b);
 
 /* --- latch.c -------------------------------------------------------- */
 bool naobody_latch_set(const char *path, const char *body_id, u32 reason);
 void naobody_latch_clear(const char *path, const char *body_id);
 bool naobody_latch_get(const char *path, const char *body_id, u32 *reason);
+bool naobody_latch_same_body(const char *path_a, const char *body_id_a,
+			     const char *path_b, const char *body_id_b);
+bool naobody_latch_get_any_body(u32 *reason);
+bool naobody_latch_first_sight(const char *path);
 
 /* --- startup.c ------------------------------------------------------- */
 int naobody_startup_probe(struct naobody_dev *nb);

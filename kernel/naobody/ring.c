@@ -16,7 +16,7 @@
 
 static struct naobody_record *ring_slot(struct naobody_ring *ring, u64 n)
 {
-	return ring->mem + ring->hdr->records_offset + (n & ring->mask) * ring->stride;
+	return ring->mem + ring->records_offset + (n & ring->mask) * ring->stride;
 }
 
 int naobody_ring_init(struct naobody_ring *ring, unsigned int count, u32 period_ns)
@@ -32,6 +32,7 @@ int naobody_ring_init(struct naobody_ring *ring, unsigned int count, u32 period_
 		return -ENOMEM;
 	ring->mask = count - 1;
 	ring->stride = stride;
+	ring->records_offset = PAGE_SIZE;
 	ring->next = 0;
 
 	hdr = ring->mem;
@@ -40,7 +41,7 @@ int naobody_ring_init(struct naobody_ring *ring, unsigned int count, u32 period_
 	hdr->header_size = sizeof(*hdr);
 	hdr->record_size = stride;
 	hdr->record_count = count;
-	hdr->records_offset = PAGE_SIZE;
+	hdr->records_offset = ring->records_offset;
 	hdr->period_ns = period_ns;
 	ring->hdr = hdr;
 	return 0;

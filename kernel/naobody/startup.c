@@ -26,6 +26,7 @@
 #include <linux/usb.h>
 
 #include "naobody.h"
+#include "compat.h"
 
 #define NAOBODY_REQ_START_PROTOCOL	0x13
 #define NAOBODY_REQ_VERSION		0x02
@@ -66,7 +67,8 @@ int naobody_startup_probe(struct naobody_dev *nb)
 			      USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_DEVICE,
 			      0, 0, NULL, 0, NAOBODY_CTRL_TIMEOUT_MS);
 	if (ret < 0) {
-		dev_err(dev, "vendor request 0x13 (start) failed: %pe\n", ERR_PTR(ret));
+		dev_err(dev, "vendor request 0x13 (start) failed: " NAOBODY_PE "\n",
+			NAOBODY_ERR(ret));
 		return ret;
 	}
 
@@ -80,8 +82,8 @@ int naobody_startup_probe(struct naobody_dev *nb)
 		nb->chest_version = get_unaligned_be32(version);
 		ret = 0;
 	} else {
-		dev_err(dev, "vendor request 0x02 (version) failed: %pe\n",
-			ERR_PTR(ret < 0 ? ret : -EPROTO));
+		dev_err(dev, "vendor request 0x02 (version) failed: " NAOBODY_PE "\n",
+			NAOBODY_ERR(ret < 0 ? ret : -EPROTO));
 		ret = ret < 0 ? ret : -EPROTO;
 	}
 	kfree(version);
@@ -115,8 +117,9 @@ static void prefs_failed(struct naobody_dev *nb, unsigned int piece, int err)
 	/* Once: the retries count in statistics/calib_failures. */
 	if (first)
 		dev_warn(&nb->intf->dev,
-			 "preference piece %u: %pe; no calibration yet, reading it again\n",
-			 piece, ERR_PTR(err));
+			 "preference piece %u: " NAOBODY_PE
+			 "; no calibration yet, reading it again\n",
+			 piece, NAOBODY_ERR(err));
 }
 
 /*
@@ -245,10 +248,16 @@ static bool startup_missing(struct naobody_dev *nb)
 }
 
 /*
- * Queue the retry work if something is missing and the cycle runs; the
- * start-up work's end, the retry work and a resume call it (never two at
- * once: the work items run one after the other, and a resume comes after
- * naobody_quiesce() cancelled both).
+ * Queue the retry work if something is missing and the cycle runs. Its
+ * callers, which also write nb->retries, never run at once, though
+ * system_wq runs the start-up and the retry works side by side (they are
+ * two work items): the start-up work calls it only at the end of its first
+ * pass, before any retry work is queued (at probe; after a reset, whose
+ * quiesce cancelled the retry work); the retry work at its own end; a
+ * resume only after naobody_quiesce() cancelled the retry work, and only
+ * when the first pass is done, which the start-up work it queues then
+ * skips. Side by side, the works share only the request list (each
+ * request is its own) and info_lock's fields (under it).
  */
 void naobody_retry_schedule(struct naobody_dev *nb)
 {
@@ -301,7 +310,6 @@ void naobody_retry_work(struct work_struct *work)
 static void handshake(struct naobody_dev *nb, u64 open, bool first)
 {
 	struct naobody_request *rq;
-	unsigned long irqflags;
 	unsigned int i, try;
 	u64 accepted = 0, answered = 0;
 
@@ -360,9 +368,7 @@ static void handshake(struct naobody_dev *nb, u64 open, bool first)
 		mutex_lock(&nb->info_lock);
 		nb->boards[i].state = NAOBODY_BOARD_ACCEPTED;
 		mutex_unlock(&nb->info_lock);
-		spin_lock_irqsave(&nb->lock, irqflags);
-		nb->boards_accepted |= BIT_ULL(i);
-		spin_unlock_irqrestore(&nb->lock, irqflags);
+		naobody_boards_accept(nb, i);
 	}
 	kfree(rq);
 }
@@ -396,8 +402,9 @@ static bool restart_board(struct naobody_dev *nb)
 					      msecs_to_jiffies(NAOBODY_RESTART_DELAY_MS));
 		} else {
 			dev_err(&nb->intf->dev,
-				"the chest board did not start again after %u tries: %pe; replug it or rebind the driver\n",
-				nb->restart_tries, ERR_PTR(ret));
+				"the chest board did not start again after %u tries: " NAOBODY_PE
+				"; replug it or rebind the driver\n",
+				nb->restart_tries, NAOBODY_ERR(ret));
 			/* We give up on it: if it hears anything, let it be limp. */
 			naobody_cycle_send_limp(nb, "giving up the restart");
 		}
@@ -452,6 +459,10 @@ void naobody_startup_work(struct work_struct *work)
 		read_prefs(nb, r);
 		read_ids(nb, r);
 		kfree(r);
+		/* Before any board gets targets: a body without its id. */
+		if (!READ_ONCE(nb->chest_id_read[NAOBODY_CHEST_BODY_ID_SLOT]) &&
+		    !startup_cancelled(nb))
+			naobody_safety_latch_unidentified(nb);
 		handshake(nb, GENMASK_ULL(NB_BOARDS - 1, 0), true);
 		/* Cut short by a suspend, it runs again at resume. */
 		if (startup_cancelled(nb))

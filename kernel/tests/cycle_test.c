@@ -19,13 +19,14 @@
 #define usb_submit_urb		fake_usb_submit_urb
 #define usb_unlink_urb		fake_usb_unlink_urb
 #define usb_kill_anchored_urbs	fake_usb_kill_anchored_urbs
-#define usb_clear_halt		fake_usb_clear_halt
+#define usb_control_msg		fake_usb_control_msg
 
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/slab.h>
 #include <linux/usb.h>
+#include <linux/workqueue.h>
 
 #include "../naobody/naobody.h"
 #include "../naobody/compat.h"
@@ -111,8 +112,13 @@ void fake_usb_kill_anchored_urbs(struct usb_anchor *anchor)
 		usb_put_urb(urb);
 }
 
-int fake_usb_clear_halt(struct usb_device *dev, int pipe)
+/* Only a halt's clear succeeds (the last frame's 0x14 never comes here). */
+int fake_usb_control_msg(struct usb_device *dev, unsigned int pipe, __u8 request,
+			 __u8 requesttype, __u16 value, __u16 index, void *data,
+			 __u16 size, int timeout)
 {
+	if (request != USB_REQ_CLEAR_FEATURE || value != USB_ENDPOINT_HALT)
+		return -ENODEV;
 	fake.cleared_halts++;
 	return 0;
 }
@@ -150,6 +156,20 @@ int nb_ack_check(const u8 *ack, size_t len, u32 crc)
 	return 0;
 }
 
+/* main.c's parameter, which the cycle's thread takes its priority from. */
+unsigned int naobody_cycle_priority = 51;
+unsigned int naobody_hold_cycles = 10;
+
+/* requests.c's, which naobody_quiesce() calls: no request rides here. */
+void naobody_requests_fail_all(struct naobody_dev *nb, int status)
+{
+}
+
+/* startup.c's works, which naobody_quiesce() cancels. */
+static void fake_work(struct work_struct *work)
+{
+}
+
 /* --- set-up ------------------------------------------------------------------ */
 
 static int cycle_test_init(struct kunit *test)
@@ -171,6 +191,8 @@ static int cycle_test_init(struct kunit *test)
 	mutex_init(&nb->io_mutex);
 	mutex_init(&nb->limp_lock);
 	INIT_WORK(&nb->recovery_work, naobody_recovery_work);
+	INIT_DELAYED_WORK(&nb->startup_work, fake_work);
+	INIT_DELAYED_WORK(&nb->retry_work, fake_work);
 	KUNIT_ASSERT_EQ(test, naobody_cycle_init(nb), 0);
 	KUNIT_ASSERT_EQ(test, ktime_to_ms(nb->step_timeout), (s64)NAOBODY_STEP_TIMEOUT_MS);
 	nb->step_timeout = TEST_STEP_TIMEOUT;
@@ -194,9 +216,10 @@ static void cycle_test_exit(struct kunit *test)
 
 /* --- driving the chain ------------------------------------------------------ */
 
+/* A tick, as the cycle's thread runs it once the period's timer woke it. */
 static void tick(struct naobody_dev *nb)
 {
-	cycle_timer_fn(&nb->timer);
+	cycle_tick(nb, 1);
 }
 
 /* Complete the step in flight with status; actual is the bytes it moved. */
@@ -208,11 +231,14 @@ static void complete_step(struct naobody_dev *nb, struct urb *urb, int status, u
 	urb->complete(urb);
 }
 
-/* The step in flight ran out of time: its deadline passed, its timer fired. */
+/*
+ * The step in flight ran out of time: its deadline passed, its timer fired
+ * and woke the cycle's thread, which runs this.
+ */
 static void step_expires(struct naobody_dev *nb)
 {
 	nb->step_deadline = ktime_sub_ms(ktime_get(), 1);
-	step_timer_fn(&nb->step_timer);
+	cycle_step_expired(nb);
 }
 
 static struct urb *last_submitted(void)
@@ -299,7 +325,7 @@ static void cycle_stale_step_timer(struct kunit *test)
 	struct naobody_dev *nb = test->priv;
 
 	chain_to(test, nb, NAOBODY_STEP_IN);
-	step_timer_fn(&nb->step_timer);
+	cycle_step_expired(nb);
 	KUNIT_EXPECT_NULL(test, fake.unlinked);
 	KUNIT_EXPECT_FALSE(test, nb->step_timed_out);
 	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IN);
@@ -389,13 +415,37 @@ static void cycle_backs_off(struct kunit *test)
 	struct naobody_dev *nb = test->priv;
 	int i;
 
-	for (i = 0; i < NAOBODY_BACKOFF_AFTER; i++)
+	for (i = 0; i < NAOBODY_PACE_AFTER; i++)
 		complete_step(nb, chain_to(test, nb, NAOBODY_STEP_OUT), -EPROTO, 0);
-	KUNIT_EXPECT_EQ(test, nb->fails, (unsigned int)NAOBODY_BACKOFF_AFTER);
+	KUNIT_EXPECT_EQ(test, nb->fails, (unsigned int)NAOBODY_PACE_AFTER);
 	KUNIT_EXPECT_GT(test, nb->backoff, 0U);
 	tick(nb);
 	KUNIT_EXPECT_EQ(test, nb->stats.skipped, 1ULL);
-	KUNIT_EXPECT_EQ(test, fake.nsubmitted, NAOBODY_BACKOFF_AFTER);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, NAOBODY_PACE_AFTER);
+}
+
+/*
+ * The fault policy's pace: from the third miss on, every other tick through
+ * the hold (hold_cycles misses); past it, 1, 2, 4 ... ticks between tries.
+ */
+static void cycle_paces_through_the_hold_then_backs_off(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	unsigned int hold = naobody_hold_cycles, miss, ticks;
+
+	for (miss = 1; miss <= hold + 3; miss++) {
+		unsigned int before = miss - 1;	/* fails when this try came */
+		u64 skipped = nb->stats.skipped, want;
+		int submitted = fake.nsubmitted;
+
+		for (ticks = 0; fake.nsubmitted == submitted && ticks < 100; ticks++)
+			tick(nb);
+		KUNIT_ASSERT_EQ(test, fake.nsubmitted, submitted + 1);
+		want = before >= hold ? 1ULL << (before - hold) :
+		       before >= NAOBODY_PACE_AFTER ? 1 : 0;
+		KUNIT_EXPECT_EQ_MSG(test, nb->stats.skipped - skipped, want, "before miss %u", miss);
+		complete_step(nb, last_submitted(), -EPROTO, 0);
+	}
 }
 
 /* Every step against every completion status. */
@@ -441,6 +491,23 @@ static void cycle_step_error(struct kunit *test)
 	bool bulk = p->step == NAOBODY_STEP_OUT || p->step == NAOBODY_STEP_IN;
 
 	complete_step(nb, urb, p->status, 0);
+	if (p->step == NAOBODY_STEP_ACK && p->status == -EPIPE) {
+		/*
+		 * A protocol stall of the 0x14, which the next setup clears:
+		 * counted, no recovery; the frame may have been taken, so its
+		 * answer is read all the same, and an answer ends it well.
+		 */
+		KUNIT_EXPECT_EQ(test, nb->stats.stalls, 1ULL);
+		KUNIT_EXPECT_FALSE(test, test_bit(NAOBODY_RECOVERING, &nb->flags));
+		KUNIT_EXPECT_FALSE(test, nb->ack_ok);
+		KUNIT_ASSERT_PTR_EQ(test, last_submitted(), nb->in_urb);
+		complete_step(nb, nb->in_urb, 0, 100);
+		KUNIT_EXPECT_EQ(test, fake.answers, 1);
+		KUNIT_EXPECT_EQ(test, nb->fails, 0U);
+		flush_work(&nb->recovery_work);
+		KUNIT_EXPECT_EQ(test, fake.cleared_halts, 0);
+		return;
+	}
 	/* No step follows a failed one, and the chain is over. */
 	KUNIT_EXPECT_EQ(test, fake.nsubmitted, submitted);
 	KUNIT_EXPECT_EQ(test, nb->step, NAOBODY_STEP_IDLE);
@@ -452,13 +519,17 @@ static void cycle_step_error(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, nb->stats.stalls, 0ULL);
 		break;
 	case -EPIPE:
-		/* A stall: counted, recovered in process context. */
+		/*
+		 * A stall: counted; a bulk endpoint's halt is cleared in
+		 * process context, with no limp frame; the 0x15's (a
+		 * protocol stall) needs nothing.
+		 */
 		KUNIT_EXPECT_EQ(test, fake.published, published + 1);
 		KUNIT_EXPECT_EQ(test, nb->stats.stalls, 1ULL);
 		KUNIT_EXPECT_TRUE(test, nb->errors & NAOBODY_ERR_STALL);
+		KUNIT_EXPECT_EQ(test, test_bit(NAOBODY_RECOVERING, &nb->flags), bulk);
 		flush_work(&nb->recovery_work);
 		KUNIT_EXPECT_FALSE(test, test_bit(NAOBODY_RECOVERING, &nb->flags));
-		/* Only a bulk endpoint's halt is cleared. */
 		KUNIT_EXPECT_EQ(test, fake.cleared_halts, bulk ? 1 : 0);
 		break;
 	default:
@@ -508,6 +579,114 @@ static void cycle_start_when_quiesced_arms_nothing(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, test_bit(NAOBODY_HALTED, &nb->flags));
 }
 
+/*
+ * Both timers expire in hard interrupt context on every kernel: on
+ * PREEMPT_RT an hrtimer not marked _HARD expires in a softirq thread at
+ * normal priority, below every real-time process.
+ */
+static void cycle_timers_are_hard(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	KUNIT_EXPECT_TRUE(test, nb->timer.is_hard);
+	KUNIT_EXPECT_TRUE(test, nb->step_timer.is_hard);
+}
+
+/* The period's timer only counts and wakes the cycle's thread. */
+static void cycle_timer_wakes_the_thread(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	unsigned long flags;
+	int i;
+
+	/* Held: the callback must not need nb->lock (it sleeps on PREEMPT_RT). */
+	spin_lock_irqsave(&nb->lock, flags);
+	hrtimer_set_expires(&nb->timer, ktime_sub(ktime_get(), nb->period));
+	KUNIT_EXPECT_EQ(test, cycle_timer_fn(&nb->timer), HRTIMER_RESTART);
+	spin_unlock_irqrestore(&nb->lock, flags);
+	/* The thread takes the tick: one chain, the periods counted. */
+	for (i = 0; i < 50 && !fake.nsubmitted; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+	KUNIT_EXPECT_PTR_EQ(test, last_submitted(), nb->out_urb);
+	KUNIT_EXPECT_GE(test, nb->cycle, 1ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nb->ticks), 0);
+}
+
+/* A thread that woke late takes every period it missed in one tick. */
+static void cycle_late_thread_counts_missed_periods(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+
+	atomic_set(&nb->ticks, 3);
+	cycle_tick_work(&nb->tick_work);
+	KUNIT_EXPECT_EQ(test, nb->cycle, 3ULL);
+	KUNIT_EXPECT_EQ(test, nb->chain_cycle, 3ULL);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+	/* Nothing more to take: the next run of the work does nothing. */
+	cycle_tick_work(&nb->tick_work);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+}
+
+/*
+ * A probe that fails before naobody_cycle_init() (its preferences' or its
+ * ring's allocation) releases a device whose timers were never set up:
+ * freeing its cycle must not touch them (hrtimer_cancel() would follow
+ * their NULL base).
+ */
+static void cycle_free_before_init(struct kunit *test)
+{
+	struct naobody_dev *nb = kunit_kzalloc(test, sizeof(*nb), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, nb);
+	naobody_cycle_free(nb);
+	KUNIT_EXPECT_NULL(test, nb->worker);
+}
+
+/* Holds an ordered workqueue's queue until the case lets it go. */
+struct blocker {
+	struct work_struct work;
+	struct completion go;
+};
+
+static void blocker_fn(struct work_struct *work)
+{
+	wait_for_completion(&container_of(work, struct blocker, work)->go);
+}
+
+/*
+ * A recovery queued but cancelled by a quiesce (a suspend or a reset that
+ * came first) never ran, so never cleared NAOBODY_RECOVERING: the cycle
+ * after the resume must not skip every tick for it.
+ */
+static void cycle_quiesce_cancels_a_pending_recovery(struct kunit *test)
+{
+	struct naobody_dev *nb = test->priv;
+	struct workqueue_struct *wq = alloc_ordered_workqueue("naobody-test", 0);
+	struct blocker b;
+
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	INIT_WORK_ONSTACK(&b.work, blocker_fn);
+	init_completion(&b.go);
+	queue_work(wq, &b.work);
+	/* What stall() does, but the work waits behind the blocker. */
+	set_bit(NAOBODY_RECOVERING, &nb->flags);
+	queue_work(wq, &nb->recovery_work);
+	naobody_quiesce(nb, "testing");
+	complete(&b.go);
+	destroy_workqueue(wq);
+	destroy_work_on_stack(&b.work);
+	KUNIT_EXPECT_EQ(test, fake.cleared_halts, 0);	/* it never ran */
+	/* The resume. */
+	clear_bit(NAOBODY_QUIESCED, &nb->flags);
+	naobody_cycle_start(nb);
+	hrtimer_cancel(&nb->timer);	/* the case ticks */
+	tick(nb);
+	KUNIT_EXPECT_EQ(test, nb->stats.skipped, 0ULL);
+	KUNIT_EXPECT_EQ(test, fake.nsubmitted, 1);
+	KUNIT_EXPECT_PTR_EQ(test, last_submitted(), nb->out_urb);
+}
+
 static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_answered),
 	KUNIT_CASE(cycle_in_timeout_asks_status),
@@ -519,9 +698,15 @@ static struct kunit_case cycle_cases[] = {
 	KUNIT_CASE(cycle_killed_while_halted),
 	KUNIT_CASE(cycle_submit_fails_gone),
 	KUNIT_CASE(cycle_backs_off),
+	KUNIT_CASE(cycle_paces_through_the_hold_then_backs_off),
 	KUNIT_CASE_PARAM(cycle_step_error, step_status_gen_params),
 	KUNIT_CASE(cycle_start_arms_the_timer_under_the_lock),
 	KUNIT_CASE(cycle_start_when_quiesced_arms_nothing),
+	KUNIT_CASE(cycle_free_before_init),
+	KUNIT_CASE(cycle_quiesce_cancels_a_pending_recovery),
+	KUNIT_CASE(cycle_timers_are_hard),
+	KUNIT_CASE(cycle_timer_wakes_the_thread),
+	KUNIT_CASE(cycle_late_thread_counts_missed_periods),
 	{}
 };
 

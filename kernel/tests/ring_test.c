@@ -122,6 +122,25 @@ static void ring_publish_then_read(struct kunit *test)
 	naobody_ring_free(ring);
 }
 
+/*
+ * The writer keeps where the records are (naobody_ring.records_offset): an
+ * offset read back from the page it shares with readers would make a
+ * changed header send every write elsewhere; here, over the header itself.
+ */
+static void ring_writer_keeps_its_offset(struct kunit *test)
+{
+	struct naobody_ring *ring = new_ring(test, 4);
+	struct naobody_ring_header *hdr = ring->mem;
+	const struct naobody_record *rec = ring->mem + PAGE_SIZE;
+
+	hdr->records_offset = 0;
+	publish(ring, 0);
+	KUNIT_EXPECT_EQ(test, hdr->magic, (u32)NAOBODY_RING_MAGIC);
+	KUNIT_EXPECT_EQ(test, hdr->head, 1ULL);
+	KUNIT_EXPECT_TRUE(test, whole(rec, 0));
+	naobody_ring_free(ring);
+}
+
 /* A reader that fell behind learns what it lost, and never gets old data. */
 static void ring_overwrite_detected(struct kunit *test)
 {
@@ -262,6 +281,7 @@ static void ring_concurrent_readers(struct kunit *test)
 static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_header),
 	KUNIT_CASE(ring_publish_then_read),
+	KUNIT_CASE(ring_writer_keeps_its_offset),
 	KUNIT_CASE(ring_overwrite_detected),
 	KUNIT_CASE(ring_write_in_progress),
 	KUNIT_CASE(ring_concurrent_readers),

@@ -218,6 +218,18 @@ TEST_F(emu, naks_until_the_host_gives_up)
 	HEALTHY();
 }
 
+/* No answer, and the 0x15 asked after the host gave up on it stalls. */
+TEST_F(emu, stalls_the_status)
+{
+	ASSERT_EQ(0, nb_emu_misbehave(&self->emu, NB_EMU_MISB_STALL_STATUS, 1, 0));
+	self->h.in_timeout_ms = HOST_TIMEOUT_MS;
+	EXPECT_EQ(-ETIMEDOUT, host_cycle(&self->h, self->frame, (size_t)self->len, &self->c));
+	EXPECT_EQ(0, nb_ack_check(self->c.ackbuf, (size_t)self->c.ack, self->crc));
+	EXPECT_EQ(-EPIPE, self->c.status);
+	self->h.in_timeout_ms = HOST_PATIENT_MS;
+	HEALTHY();
+}
+
 /* Silence: no acknowledge, no answer, no status; then the next cycle works. */
 TEST_F(emu, falls_silent_for_a_cycle)
 {

@@ -3,10 +3,13 @@
  * naobody.ko end to end against the chest board emulator: binding, the
  * start-up, the cycle's records, sensors, read and poll.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,6 +52,57 @@ TEST_F(body, probe_reads_version_and_records_flow)
 	EXPECT_GT(nbt_stat("answers"), 40 / nbt_time_scale());
 	EXPECT_EQ(0, nbt_stat("crc_errors"));
 	EXPECT_EQ(0, nbt_stat("bad_tables"));
+}
+
+/* The pid of the kernel thread called comm, or -1. */
+static int thread_pid(const char *comm)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int pid = -1;
+
+	while (d && pid < 0 && (de = readdir(d))) {
+		char path[300], name[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f) && !strncmp(name, comm, strlen(comm)) &&
+		    name[strlen(comm)] == '\n')
+			pid = atoi(de->d_name);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return pid;
+}
+
+/*
+ * The cycle runs on a thread of its own, SCHED_FIFO at cycle_priority
+ * (the default), named after the interface it serves.
+ */
+TEST_F(body, the_cycle_runs_on_a_fifo_thread)
+{
+	struct sched_param sp = { 0 };
+	char comm[64];
+	int pid, prio = -1;
+	FILE *f = fopen("/sys/module/naobody/parameters/cycle_priority", "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%d", &prio));
+	fclose(f);
+	snprintf(comm, sizeof(comm), "naobody-%s:1.0", self->t.emu.host_dev);
+	comm[15] = '\0';	/* TASK_COMM_LEN */
+	pid = thread_pid(comm);
+	ASSERT_LT(0, pid) {
+		TH_LOG("no thread %s", comm);
+	}
+	EXPECT_EQ(SCHED_FIFO, sched_getscheduler(pid));
+	ASSERT_EQ(0, sched_getparam(pid, &sp));
+	EXPECT_EQ(prio, sp.sched_priority);
+	EXPECT_EQ(51, prio);
 }
 
 TEST_F(body, startup_accepts_version_10_boards_and_reads_prefs)

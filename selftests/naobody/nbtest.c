@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "nbtest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,17 +57,78 @@ int nbt_time_scale(void)
 	return s && atoi(s) > 0 ? atoi(s) : 1;
 }
 
+const char *nbt_hold_arg(void)
+{
+	static char arg[32];
+
+	snprintf(arg, sizeof(arg), "hold_cycles=%d", 10 * nbt_time_scale());
+	return arg;
+}
+
+int nbt_hold_cycles(void)
+{
+	FILE *f = fopen("/sys/module/naobody/parameters/hold_cycles", "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * On PREEMPT_RT, dummy_hcd moves the emulated bus's data in its softirq
+ * (soft hrtimers), which runs in ksoftirqd at normal priority there. A
+ * real board's host controller completes transfers from its interrupt
+ * thread, SCHED_FIFO 50 on RT, and naobody's cycle thread and its 20 ms
+ * step limit run at real-time priority: so the emulated bus gets the
+ * controller's priority too, or a busy VM makes the bus, not the board,
+ * miss the step limit. A no-op on other kernels.
+ */
+static void bus_at_controller_priority(void)
+{
+	FILE *f = fopen("/sys/kernel/realtime", "r");
+	struct dirent *de;
+	int rt = 0;
+	DIR *d;
+
+	if (f) {
+		if (fscanf(f, "%d", &rt) != 1)
+			rt = 0;
+		fclose(f);
+	}
+	if (rt != 1 || !(d = opendir("/proc")))
+		return;
+	while ((de = readdir(d))) {
+		struct sched_param sp = { .sched_priority = 50 };
+		char path[300], comm[32] = "";
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = atoi(de->d_name) > 0 ? fopen(path, "r") : NULL;
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "ksoftirqd/", 10))
+			sched_setscheduler(atoi(de->d_name), SCHED_FIFO, &sp);
+		fclose(f);
+	}
+	closedir(d);
+}
+
 int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 {
 	struct nb_emu_options opt = { .args = emu_args, .quiet = 1 };
 	int err;
 
 	memset(t, 0, sizeof(*t));
+	bus_at_controller_priority();
 	nbt_sh("rmmod naobody 2>/dev/null");
 	err = nb_emu_start(&t->emu, &opt);
 	if (err)
 		return err;
-	if (nbt_sh("modprobe naobody %s", modargs ? modargs : ""))
+	if (nbt_sh("modprobe naobody %s %s", modargs ? modargs : "",
+		   modargs && strstr(modargs, "hold_cycles=") ? "" : nbt_hold_arg()))
 		return -ENOEXEC;
 	t->module_loaded = 1;
 	/* Slower on the debug tier (NBVM_TIME_SCALE): a first load there too. */

@@ -30,6 +30,15 @@ struct nbt {
 int nbt_time_scale(void);
 #define NBT_MS(ms)	((ms) * nbt_time_scale())
 
+/*
+ * The driver's hold (hold_cycles: misses of a board's data before it goes
+ * limp, 10 by default) for this VM: a slower VM misses more cycles in a row
+ * by chance, so it gets 10 * NBVM_TIME_SCALE. nbt_up() passes it unless
+ * its modargs name one; nbt_hold_cycles() reads the loaded driver's.
+ */
+const char *nbt_hold_arg(void);
+int nbt_hold_cycles(void);
+
 /* printf-style system(); returns the exit status, or -1. */
 int nbt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

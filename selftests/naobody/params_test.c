@@ -86,6 +86,16 @@ FIXTURE_VARIANT_ADD(params, accepted_version_not_a_byte) {
 	.message = "accepted_versions: 300 is outside 0..255",
 };
 
+FIXTURE_VARIANT_ADD(params, cycle_priority_too_high) {
+	.args = "cycle_priority=100",
+	.message = "cycle_priority=100 is outside 0..99",
+};
+
+FIXTURE_VARIANT_ADD(params, hold_of_no_cycles) {
+	.args = "hold_cycles=0",
+	.message = "hold_cycles=0 is outside 1..100",
+};
+
 FIXTURE_VARIANT_ADD(params, good_values) {
 	.args = "period_us=10000 ring_records=256 accepted_versions=10,11",
 	.message = NULL,

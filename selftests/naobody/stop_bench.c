@@ -8,7 +8,13 @@
  * frame that carries targets with every stiffness 0, and the milliseconds.
  *
  *   running STOP   NAOBODY_IOC_STOP_NOW             goal: <= 1 cycle
- *   recovering     a stalled bulk IN endpoint       frames after the stall
+ *   answers bad    answers that fail their CRC      from the first faulty
+ *   answers late   IN reads that time out (nak)     frame: the hold, 10
+ *   stalls go on   bulk IN stalls every cycle       misses, then limp
+ *   bad + STOP     STOP 3 frames into bad answers   from the STOP: goal 1
+ *   late + STOP    STOP 3 frames into late answers  from the STOP: goal 1
+ *   one stall      bulk IN stalls once              limp frames in the 40
+ *                                                   after it: goal 0
  *   resetting      USBDEVFS_RESET (pre_reset)       frames after the ioctl
  *   unbinding      sysfs unbind (disconnect)        frames after the write
  *   re-enumerated  stop, replug: stiff frames the new device sent (goal 0)
@@ -89,18 +95,43 @@ static int first_limp(struct nbt *t, uint64_t from, uint64_t from_ns, double *ms
 	return -1;
 }
 
-enum state { S_STOP, S_RECOVER, S_RESET, S_UNBIND, __S_MAX };
+enum state { S_STOP, S_BAD, S_LATE, S_STALLS, S_BAD_STOP, S_LATE_STOP, S_RESET, S_UNBIND,
+	     __S_MAX };
 
 static const char *const names[] = {
-	[S_STOP] = "running STOP", [S_RECOVER] = "recovering",
+	[S_STOP] = "running STOP", [S_BAD] = "answers bad", [S_LATE] = "answers late",
+	[S_STALLS] = "stalls go on", [S_BAD_STOP] = "bad + STOP", [S_LATE_STOP] = "late + STOP",
 	[S_RESET] = "resetting", [S_UNBIND] = "unbinding",
 };
+
+/* The link faults' misbehaviour (Documentation/naobody.rst, "Faults"). */
+static const unsigned int fault_of[] = {
+	[S_BAD] = NB_EMU_MISB_BAD_CRC, [S_LATE] = NB_EMU_MISB_NAK,
+	[S_STALLS] = NB_EMU_MISB_STALL_IN, [S_BAD_STOP] = NB_EMU_MISB_BAD_CRC,
+	[S_LATE_STOP] = NB_EMU_MISB_NAK,
+};
+
+/* The first frame from at on that misbehaved with m (waits for it); 0 if none. */
+static uint64_t first_faulty(struct nbt *t, uint64_t at, unsigned int m, uint64_t *rx_ns)
+{
+	for (int w = 0; w < 500; w++) {
+		int n = nb_emu_frames(&t->emu, at, f, TAIL);
+
+		for (int i = 0; i < n; i++)
+			if (f[i].misbehaviour == m) {
+				*rx_ns = f[i].rx_ns;
+				return f[i].seq;
+			}
+		usleep(10000);
+	}
+	return 0;
+}
 
 /* One event; returns the frame count at the event, or 0 if it failed. */
 static uint64_t event(struct nbt *t, enum state s, uint64_t *at_ns)
 {
 	uint64_t at = frames_now(t);
-	int fd, n;
+	int fd;
 
 	*at_ns = nbt_now_ns();
 	switch (s) {
@@ -108,18 +139,28 @@ static uint64_t event(struct nbt *t, enum state s, uint64_t *at_ns)
 		if (ioctl(nb_fd(t->dev), NAOBODY_IOC_STOP_NOW))
 			return 0;
 		break;
-	case S_RECOVER:
-		if (nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0))
+	case S_BAD:
+	case S_LATE:
+	case S_STALLS:
+		/* From the first faulty frame on: the hold, then limp. */
+		if (nb_emu_misbehave(&t->emu, fault_of[s], -1, 0))
 			return 0;
-		usleep(1000000);
-		/* From the stalled frame on. */
-		n = nb_emu_frames(&t->emu, at, f, TAIL);
-		for (int i = 0; i < n; i++)
-			if (f[i].misbehaviour == NB_EMU_MISB_STALL_IN) {
-				*at_ns = f[i].rx_ns;
-				return f[i].seq + 1;
-			}
-		return 0;
+		at = first_faulty(t, at, fault_of[s], at_ns);
+		usleep(3000000);
+		return at;
+	case S_BAD_STOP:
+	case S_LATE_STOP:
+		/* A stop 3 frames into the fault: limp from the next frame. */
+		if (nb_emu_misbehave(&t->emu, fault_of[s], -1, 0))
+			return 0;
+		at = first_faulty(t, at, fault_of[s], at_ns);
+		if (!at || nb_emu_wait_frames(&t->emu, at + 3, 5000))
+			return 0;
+		at = frames_now(t);
+		*at_ns = nbt_now_ns();
+		if (ioctl(nb_fd(t->dev), NAOBODY_IOC_STOP_NOW))
+			return 0;
+		break;
 	case S_RESET:
 		fd = nbt_open_usbfs(t->emu.host_dev);
 		if (fd < 0 || ioctl(fd, USBDEVFS_RESET, 0))
@@ -141,9 +182,18 @@ static uint64_t event(struct nbt *t, enum state s, uint64_t *at_ns)
 static int restore(struct nbt *t, enum state s, struct nb_device **ctl)
 {
 	switch (s) {
+	case S_BAD_STOP:
+	case S_LATE_STOP:
+		nb_emu_cmd(&t->emu, NULL, 0, "misbehave off");
+		/* fall through */
 	case S_STOP:
 		if (nb_rearm(t->dev))
 			return -1;
+		break;
+	case S_BAD:
+	case S_LATE:
+	case S_STALLS:
+		nb_emu_cmd(&t->emu, NULL, 0, "misbehave off");
 		break;
 	case S_UNBIND:
 		nb_close(*ctl);
@@ -199,6 +249,35 @@ static void measure(struct nbt *t, enum state s, struct nb_device **ctl)
 	       names[s], line, worst, worst_ms, missed ? " NOT SEEN in some runs" : "");
 }
 
+/* One stall of bulk IN, which clears: limp frames in the 40 frames after it. */
+static void one_stall(struct nbt *t, struct nb_device **ctl)
+{
+	int worst = 0, limp_frames;
+	uint64_t at, rx;
+
+	for (int r = 0; r < REPS; r++) {
+		const char *why = NULL;
+
+		if (hold_stiff(t, ctl) || nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0))
+			why = "cannot hold the body stiff";
+		else if (!(at = first_faulty(t, frames_now(t) ? frames_now(t) - 1 : 0,
+					     NB_EMU_MISB_STALL_IN, &rx)))
+			why = "no stalled frame";
+		else if (nb_emu_wait_frames(&t->emu, at + 40, 30000))
+			why = "no 40 frames after the stall";
+		if (why) {
+			printf("# %-14s not measured: %s\n", "one stall", why);
+			return;
+		}
+		limp_frames = 0;
+		for (int i = 0, n = nb_emu_frames(&t->emu, at, f, 41); i < n; i++)
+			limp_frames += limp(&f[i]);
+		worst = limp_frames > worst ? limp_frames : worst;
+	}
+	printf("# %-14s limp frames in the 40 after it: at most %d in %d runs (goal 0)\n",
+	       "one stall", worst, REPS);
+}
+
 /* Stop, replug: does the new device send any stiff frame? */
 static void reenumerated(struct nbt *t, struct nb_device **ctl)
 {
@@ -246,6 +325,7 @@ int main(void)
 	printf("# the last targets, state by state (%d runs each, 12 ms cycles)\n", REPS);
 	for (enum state s = 0; s < __S_MAX; s++)
 		measure(&t, s, &ctl);
+	one_stall(&t, &ctl);
 	reenumerated(&t, &ctl);
 	printf("# %-14s not measured here: see suspend_test (a VM of its own)\n", "suspending");
 	if (ctl)

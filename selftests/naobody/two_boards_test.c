@@ -148,4 +148,158 @@ TEST_F(two, one_unplugged_leaves_the_other_running)
 	nb_close(again);
 }
 
+/*
+ * A body that moves to another port (the latch, Documentation/naobody.rst,
+ * "Death switch"): board A at dummy_udc.0, then the same body (its body id,
+ * id slot 3) at dummy_udc.1 once A is unplugged.
+ */
+#define BODY_ID		"P0000073A07SEMU00042"	/* the emulator's default */
+#define STIFF		500
+#define READY_MS	60000	/* the start-up under load: a bound for a hang */
+
+FIXTURE(moved) {
+	struct nb_emu a, b;
+	struct nb_device *d, *ctl;
+	bool module_loaded;
+};
+
+FIXTURE_SETUP(moved)
+{
+	struct nb_emu_options oa = { .socket = "/run/nbemu-a.sock", .quiet = 1 };
+
+	nbt_sh("rmmod naobody 2>/dev/null");
+	nbt_sh("rmmod dummy_hcd 2>/dev/null");
+	ASSERT_EQ(0, nbt_sh("modprobe dummy_hcd is_high_speed=0 num=2"));
+	ASSERT_EQ(0, nb_emu_start(&self->a, &oa));
+	ASSERT_EQ(0, nbt_sh("modprobe naobody controller_timeout_ms=0 %s", nbt_hold_arg()));
+	self->module_loaded = true;
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(10000)));
+	self->d = nb_open("/dev/naobody", 0);
+	ASSERT_NE(NULL, self->d);
+	ASSERT_EQ(1, nb_wait_ready(self->d, NBT_MS(READY_MS)));
+}
+
+FIXTURE_TEARDOWN(moved)
+{
+	if (self->ctl)
+		nb_close(self->ctl);
+	if (self->d)
+		nb_close(self->d);
+	if (self->module_loaded)
+		nbt_sh("rmmod naobody");
+	if (self->b.pid)
+		nb_emu_stop(&self->b);
+	nb_emu_stop(&self->a);
+	nbt_sh("rmmod dummy_hcd 2>/dev/null");
+}
+
+/* A unplugged, the body at B's port: the new device, ready. */
+static struct nb_device *move_body(struct nb_emu *a, struct nb_emu *b, bool id_unreadable)
+{
+	const char *args[] = {
+		"--udc", "dummy_udc.1", "--name", "chestboard1", "--body-id", BODY_ID,
+		id_unreadable ? "--misbehave" : NULL, "no_ids:-1", NULL
+	};
+	struct nb_emu_options ob = { .socket = "/run/nbemu-b.sock", .args = args, .quiet = 1 };
+	struct nb_device *d;
+
+	if (nb_emu_disconnect(a) || nbt_wait_path("/dev/naobody", false, NBT_MS(10000)) ||
+	    nb_emu_start(b, &ob) || nbt_wait_path("/dev/naobody", true, NBT_MS(10000)))
+		return NULL;
+	d = nb_open("/dev/naobody", 0);
+	if (d && nb_wait_ready(d, NBT_MS(READY_MS)) != 1) {
+		nb_close(d);
+		d = NULL;
+	}
+	return d;
+}
+
+static int stopped(struct nb_device *d, uint32_t *reason)
+{
+	if (nb_refresh_info(d))
+		return -1;
+	*reason = nb_info(d)->stop_reason;
+	return !!(nb_info(d)->flags & NAOBODY_INFO_STOPPED);
+}
+
+/* Frames B received since from that carry stiffness to any board. */
+static int stiff_frames(struct nb_emu *e, uint64_t from)
+{
+	static struct nb_emu_frame f[256];
+	int n = nb_emu_frames(e, from, f, 256), stiff = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int j = 0; f[i].targets && j < NAOBODY_JOINTS; j++)
+			if (f[i].act.stiffness[j]) {
+				stiff++;
+				break;
+			}
+	return n < 0 ? -1 : stiff;
+}
+
+static int command_stiff(struct nb_device *ctl)
+{
+	struct naobody_actuators a = { 0 };
+
+	for (int j = 0; j < NAOBODY_JOINTS; j++)
+		a.stiffness[j] = STIFF;
+	return nb_command_counts(ctl, &a, NAOBODY_SET_STIFFNESS);
+}
+
+/*
+ * A stop on a file whose device is gone reaches the body by its body id
+ * too, at its new port: before, only a device at the same port was found.
+ */
+TEST_F(moved, a_stop_on_a_stale_file_finds_the_body_at_another_port)
+{
+	struct nb_device *stale = self->d, *moved;
+	uint32_t reason = 0;
+
+	moved = move_body(&self->a, &self->b, false);
+	ASSERT_NE(NULL, moved);
+	EXPECT_EQ(0, stopped(moved, &reason));
+	EXPECT_EQ(-ENODEV, nb_stop(stale, NAOBODY_STOP_GUARD));
+	EXPECT_EQ(1, stopped(moved, &reason));
+	EXPECT_EQ(NAOBODY_STOP_GUARD, reason);
+	EXPECT_EQ(0, nb_rearm(moved));
+	nb_close(moved);
+}
+
+/*
+ * A body stopped at A comes back at B, and its body id cannot be read
+ * there: it may be the stopped one, so it is held stopped, and a
+ * controller's stiffness reaches none of its boards, until REARM. Before,
+ * its boards were shaken hands with and stiffened.
+ */
+TEST_F(moved, a_body_whose_id_is_unread_is_held_while_a_body_is_stopped)
+{
+	struct nb_emu_stats st;
+	struct nb_device *moved;
+	uint32_t reason = 0;
+	uint64_t from;
+	int stiff = -1;
+
+	ASSERT_EQ(0, nb_stop(self->d, NAOBODY_STOP_GUARD));
+	moved = move_body(&self->a, &self->b, true);
+	ASSERT_NE(NULL, moved);
+	EXPECT_EQ(1, stopped(moved, &reason));
+	EXPECT_EQ(NAOBODY_STOP_GUARD, reason);
+	self->ctl = nb_open("/dev/naobody", NB_OPEN_CONTROL);
+	ASSERT_NE(NULL, self->ctl);
+	ASSERT_EQ(0, nb_emu_stats(&self->b, &st));
+	from = st.frames;
+	ASSERT_EQ(0, command_stiff(self->ctl));
+	ASSERT_EQ(0, nb_emu_wait_frames(&self->b, from + 20, NBT_MS(20000)));
+	EXPECT_EQ(0, stiff_frames(&self->b, from));
+	/* REARM ends it: then the same command reaches the boards. */
+	ASSERT_EQ(0, nb_rearm(moved));
+	ASSERT_EQ(0, command_stiff(self->ctl));
+	for (int i = 0; i < NBT_MS(500) && stiff <= 0; i++) {
+		usleep(20000);
+		stiff = stiff_frames(&self->b, from);
+	}
+	EXPECT_LT(0, stiff);
+	nb_close(moved);
+}
+
 TEST_HARNESS_MAIN

@@ -87,6 +87,8 @@ enum nb_emu_misbehaviour {
 	NB_EMU_MISB_DISCONNECT,		/* unbind after the frame, before its 0x14 */
 	NB_EMU_MISB_NO_PREFS,		/* preference requests go unanswered */
 	NB_EMU_MISB_NO_VERSION,		/* the 0x02 version request stalls */
+	NB_EMU_MISB_STALL_STATUS,	/* no answer, and the 0x15 request stalls */
+	NB_EMU_MISB_NO_IDS,		/* id string requests go unanswered */
 	__NB_EMU_MISB_MAX
 };
 

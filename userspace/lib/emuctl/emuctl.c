@@ -39,6 +39,8 @@ static const char *const misb_names[__NB_EMU_MISB_MAX] = {
 	[NB_EMU_MISB_NO_PREFS] = "no_prefs",
 	[NB_EMU_MISB_NO_VERSION] = "no_version",
 	[NB_EMU_MISB_DISCONNECT] = "disconnect",
+	[NB_EMU_MISB_STALL_STATUS] = "stall_status",
+	[NB_EMU_MISB_NO_IDS] = "no_ids",
 };
 
 const char *nb_emu_misb_name(unsigned int m)

@@ -241,6 +241,11 @@ static void setup(struct emu *e, const struct usb_ctrlrequest *s)
 		rec = record_find(&e->rec, e->frames - 1);
 		if (rec)
 			rec->flags |= NB_EMU_F_STATUS_ASKED;
+		/* stall_status: a board without 0x15, which is provisional */
+		if (e->cycle_misb == NB_EMU_MISB_STALL_STATUS) {
+			e->st.stalls++;
+			goto bad;
+		}
 		/*
 		 * The host gave up on this cycle's answer; it asks 0x15 only
 		 * after the 0x14 of the newest frame. A 0x15 read while a

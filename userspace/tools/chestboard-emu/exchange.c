@@ -223,7 +223,9 @@ static void decode(struct emu *e, const struct nb_frame *f,
 		case NB_MSG_ID_READ:
 			rec->requests |= NB_REQ_ID;
 			rec->id_slot = info.value;
-			pend(e, NB_MSG_ID_STRING, NB_NO_BOARD, info.value, 0);
+			/* no_ids: a board whose id strings don't come (while it has cycles left) */
+			if (!e->misb.left[NB_EMU_MISB_NO_IDS])
+				pend(e, NB_MSG_ID_STRING, NB_NO_BOARD, info.value, 0);
 			break;
 		case NB_MSG_CHEST_MODE_REQ:
 			rec->requests |= NB_REQ_CHEST_MODE;
@@ -307,6 +309,7 @@ void exchange_frame(struct emu *e, const uint8_t *buf, size_t len)
 		return;
 	case NB_EMU_MISB_NAK:
 	case NB_EMU_MISB_SILENCE:
+	case NB_EMU_MISB_STALL_STATUS:	/* ep0.c stalls its 0x15 */
 		e->status |= EMU_ST_NO_ANSWER;
 		break;
 	case NB_EMU_MISB_STALL_IN:

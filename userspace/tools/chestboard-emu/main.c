@@ -71,7 +71,8 @@ static const char usage[] =
 "Requests: hello status stats set get wave touch drain follow physics version bootloader id\n"
 "misbehave frames raw wait reset disconnect connect storm quit help.\n"
 "Misbehaviours: bad_crc bad_table msgs256 overlong short no_zlp stall_in\n"
-"stall_out stall_ack nak silence wrong_ack disconnect no_prefs no_version.\n"
+"stall_out stall_ack nak silence wrong_ack disconnect no_prefs no_version\n"
+"stall_status no_ids.\n"
 "See chestboard-emu(8) and Documentation/chestboard-emu.rst.\n";
 
 static struct emu emu;

@@ -19,9 +19,11 @@
  *              unknown message, and sent without its zero-length packet
  *
  * The others (stalls, nak, silence, wrong_ack, disconnect, no_prefs,
- * no_version) act in exchange.c and ep0.c. no_prefs leaves preference
- * requests unanswered, and no_version stalls the 0x02 version request, for
- * as long as they have cycles left, whatever else acts.
+ * no_version, stall_status, no_ids) act in exchange.c and ep0.c;
+ * stall_status queues no answer, as nak, and stalls the 0x15 the host then
+ * asks. no_prefs and no_ids leave preference and id string requests
+ * unanswered, and no_version stalls the 0x02 version request, for as long
+ * as they have cycles left, whatever else acts.
  */
 #include <errno.h>
 #include <stdio.h>
