@@ -71,7 +71,7 @@ FIXTURE_TEARDOWN(boards)
 	nbt_down(&self->t);
 }
 
-TEST_F(boards, handshake_outcome)
+TEST_F_TIMEOUT(boards, handshake_outcome, NBT_TIMEOUT)
 {
 	static struct nb_emu_frame f[MAX_FRAMES];
 	struct naobody_board b[64];
@@ -79,7 +79,7 @@ TEST_F(boards, handshake_outcome)
 	struct nb_emu_stats st;
 	int n, frames;
 
-	ASSERT_EQ(0, nbt_wait_boards(&self->t, variant->expect, NBT_ALL_BOARDS, 20000));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, variant->expect, NBT_ALL_BOARDS, NBT_MS(20000)));
 	board_states(&self->t, count, b, &n);
 	EXPECT_EQ((unsigned int)n, count[variant->expect]);
 	for (int i = 0; i < n; i++) {
@@ -130,7 +130,7 @@ FIXTURE(chest) {
 FIXTURE_SETUP(chest)
 {
 	ASSERT_EQ(0, nbt_up(&self->t, NULL, NULL));
-	ASSERT_EQ(1, nb_wait_ready(self->t.dev, 20000));
+	ASSERT_EQ(1, nb_wait_ready(self->t.dev, NBT_MS(20000)));
 }
 
 FIXTURE_TEARDOWN(chest)
@@ -138,7 +138,7 @@ FIXTURE_TEARDOWN(chest)
 	nbt_down(&self->t);
 }
 
-TEST_F(chest, id_strings_in_every_slot)
+TEST_F_TIMEOUT(chest, id_strings_in_every_slot, NBT_TIMEOUT)
 {
 	char id[NAOBODY_CHEST_ID_LEN + 1], want[64];
 
@@ -153,7 +153,7 @@ TEST_F(chest, id_strings_in_every_slot)
 	EXPECT_STREQ(want, id);
 }
 
-TEST_F(chest, mode_query_and_led_state)
+TEST_F_TIMEOUT(chest, mode_query_and_led_state, NBT_TIMEOUT)
 {
 	static struct nb_emu_frame f[MAX_FRAMES];
 	struct nb_emu_stats st;
@@ -342,7 +342,7 @@ TEST_F_TIMEOUT(chest, many_readers_take_turns_with_their_own_answers, 120)
  * The requests that change power are provisional: refused by default, and
  * nothing of them reaches the board.
  */
-TEST_F(chest, power_requests_are_refused_by_default)
+TEST_F_TIMEOUT(chest, power_requests_are_refused_by_default, NBT_TIMEOUT)
 {
 	static struct nb_emu_frame f[MAX_FRAMES];
 	struct nb_emu_stats st;
@@ -408,8 +408,8 @@ TEST_F_TIMEOUT(chest, usb_reset_starts_the_boards_over, 120)
 	/* The same device: its open file goes on, and the boards come back. */
 	nbt_skip_to_newest(self->t.dev);
 	EXPECT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(3000)));
-	EXPECT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 20000));
+	EXPECT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(20000)));
 	EXPECT_EQ(0, nb_refresh_info(self->t.dev));
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

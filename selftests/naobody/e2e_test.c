@@ -28,7 +28,7 @@ FIXTURE_TEARDOWN(body)
 	nbt_down(&self->t);
 }
 
-TEST_F(body, probe_reads_version_and_records_flow)
+TEST_F_TIMEOUT(body, probe_reads_version_and_records_flow, NBT_TIMEOUT)
 {
 	const struct naobody_info *info = nb_info(self->t.dev);
 	struct naobody_record rec;
@@ -38,7 +38,7 @@ TEST_F(body, probe_reads_version_and_records_flow)
 	EXPECT_EQ(12000000u, info->period_ns);
 	EXPECT_EQ(1024u, info->record_count);
 	for (int i = 0; i < 50; i++) {
-		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
 		if (i)
 			EXPECT_GT(rec.cycle, last);
 		last = rec.cycle;
@@ -51,7 +51,7 @@ TEST_F(body, probe_reads_version_and_records_flow)
 	EXPECT_EQ(0, nbt_stat("bad_tables"));
 }
 
-TEST_F(body, startup_accepts_version_10_boards_and_reads_prefs)
+TEST_F_TIMEOUT(body, startup_accepts_version_10_boards_and_reads_prefs, NBT_TIMEOUT)
 {
 	char id[NAOBODY_CHEST_ID_LEN + 1];
 	uint32_t flags = 0;
@@ -61,8 +61,8 @@ TEST_F(body, startup_accepts_version_10_boards_and_reads_prefs)
 	/* Opened as the module loaded: the start-up is still running. */
 	EXPECT_EQ(0u, nb_info(self->t.dev)->flags & NAOBODY_INFO_READY);
 	EXPECT_EQ(0u, nb_calibration(self->t.dev)->present & NB_CAL_BODY_ID);
-	ASSERT_EQ(1, nb_wait_ready(self->t.dev, 20000));
-	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	ASSERT_EQ(1, nb_wait_ready(self->t.dev, NBT_MS(20000)));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(15000)));
 	/* The same open device picks the calibration up once it exists. */
 	sleep(1);
 	EXPECT_NE(0u, nb_calibration(self->t.dev)->present & NB_CAL_BODY_ID);
@@ -170,7 +170,8 @@ FIXTURE_VARIANT_ADD(impostor, small_bulk_packets) {
 
 FIXTURE_SETUP(impostor)
 {
-	struct nb_emu_options opt = { .args = variant->args, .quiet = 1 };
+	struct nb_emu_options opt = { .args = variant->args, .quiet = 1,
+				      .timeout_ms = NBT_MS(10000) };
 
 	memset(&self->emu, 0, sizeof(self->emu));
 	nbt_sh("rmmod naobody 2>/dev/null");
@@ -184,7 +185,7 @@ FIXTURE_TEARDOWN(impostor)
 		nb_emu_stop(&self->emu);
 }
 
-TEST_F(impostor, is_not_bound)
+TEST_F_TIMEOUT(impostor, is_not_bound, NBT_TIMEOUT)
 {
 	char cmd[512];
 	int found = 0;
@@ -205,7 +206,7 @@ TEST_F(impostor, is_not_bound)
  * check_product=0 skips the product string's check, the provisional one,
  * and only that: the endpoints are still checked.
  */
-TEST_F(impostor, check_product_0_skips_only_the_product_string)
+TEST_F_TIMEOUT(impostor, check_product_0_skips_only_the_product_string, NBT_TIMEOUT)
 {
 	bool product_only = !strcmp(variant->args[0], "--product-string");
 	int present = 0;
@@ -218,13 +219,13 @@ TEST_F(impostor, check_product_0_skips_only_the_product_string)
 	EXPECT_EQ(product_only, present);
 }
 
-TEST_F(body, sensors_arrive_in_counts)
+TEST_F_TIMEOUT(body, sensors_arrive_in_counts, NBT_TIMEOUT)
 {
 	struct naobody_record rec;
 	int all = 0;
 
 	/* Foot and joint boards send only once they are started. */
-	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(15000)));
 	ASSERT_EQ(0, nb_emu_set(&self->t.emu, "accelerometer", 2, -16384));
 	ASSERT_EQ(0, nb_emu_set(&self->t.emu, "gyroscope", 0, 1234));
 	ASSERT_EQ(0, nb_emu_set(&self->t.emu, "sonar", 1, 87));
@@ -237,7 +238,7 @@ TEST_F(body, sensors_arrive_in_counts)
 	 */
 	nbt_skip_to_newest(self->t.dev);
 	for (int i = 0; i < 200 * nbt_time_scale() && !all; i++) {
-		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
 		all = rec.sensors.accelerometer[2] == -16384 &&
 		      rec.sensors.gyroscope[0] == 1234 &&
 		      rec.sensors.sonar[1] == 87 &&
@@ -255,7 +256,7 @@ TEST_F(body, sensors_arrive_in_counts)
 	EXPECT_NE(0u, rec.sensors.updated & NAOBODY_UPDATED_JOINTS);
 }
 
-TEST_F(body, read_returns_each_new_record_and_poll_wakes_per_cycle)
+TEST_F_TIMEOUT(body, read_returns_each_new_record_and_poll_wakes_per_cycle, NBT_TIMEOUT)
 {
 	struct naobody_record rec, prev = { 0 };
 	struct pollfd p;
@@ -266,12 +267,12 @@ TEST_F(body, read_returns_each_new_record_and_poll_wakes_per_cycle)
 	p.fd = fd;
 	p.events = POLLIN;
 	/* The first record (the driver may have just started). */
-	EXPECT_EQ(1, poll(&p, 1, 2000));
+	EXPECT_EQ(1, poll(&p, 1, NBT_MS(2000)));
 	EXPECT_EQ((ssize_t)sizeof(rec), read(fd, &rec, sizeof(rec)));
 	EXPECT_EQ(-1, read(fd, &rec, sizeof(rec) - 1));
 	EXPECT_EQ(EINVAL, errno);
 	for (int i = 0; i < 40; i++) {
-		if (poll(&p, 1, 2000) != 1 || !(p.revents & POLLIN))
+		if (poll(&p, 1, NBT_MS(2000)) != 1 || !(p.revents & POLLIN))
 			break;
 		/* A wake means a new record: a non-blocking read never fails. */
 		if (read(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
@@ -292,4 +293,4 @@ TEST_F(body, read_returns_each_new_record_and_poll_wakes_per_cycle)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

@@ -56,7 +56,7 @@ static long long counted(const FIXTURE_VARIANT(fault) *v)
 	return nbt_stat(v->counter) + (v->counter2 ? nbt_stat(v->counter2) : 0);
 }
 
-TEST_F(fault, is_counted_and_survived)
+TEST_F_TIMEOUT(fault, is_counted_and_survived, NBT_TIMEOUT)
 {
 	struct naobody_record rec;
 	long long before, answers;
@@ -64,14 +64,14 @@ TEST_F(fault, is_counted_and_survived)
 
 	/* Start from a healthy exchange. */
 	for (int i = 0; i < 200 && good < 10; i++) {
-		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
 		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
 	}
 	ASSERT_EQ(10, good);
 	before = counted(variant);
 	ASSERT_EQ(0, nb_emu_misbehave(&self->t.emu, variant->misbehaviour, 5, 0));
 	/* Five bad cycles, then the board behaves again. */
-	for (int i = 0; i < 400 && counted(variant) < before + 1; i++)
+	for (int i = 0; i < 400 * nbt_time_scale() && counted(variant) < before + 1; i++)
 		usleep(10000);
 	EXPECT_LT(before, counted(variant)) {
 		TH_LOG("%s stayed at %lld", variant->counter, before);
@@ -80,7 +80,7 @@ TEST_F(fault, is_counted_and_survived)
 	answers = nbt_stat("answers");
 	good = 0;
 	for (int i = 0; i < 600 && good < 20; i++) {
-		if (nb_next(self->t.dev, &rec, 2000) != 1)
+		if (nb_next(self->t.dev, &rec, NBT_MS(2000)) != 1)
 			break;
 		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
 	}
@@ -91,4 +91,4 @@ TEST_F(fault, is_counted_and_survived)
 	EXPECT_LT(answers, nbt_stat("answers"));
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

@@ -55,9 +55,13 @@ int nbt_time_scale(void)
 	return s && atoi(s) > 0 ? atoi(s) : 1;
 }
 
-int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
+uint64_t nbt_up_ns, nbt_down_ns;
+
+static int up(struct nbt *t, const char *modargs, const char *const *emu_args)
 {
-	struct nb_emu_options opt = { .args = emu_args, .quiet = 1 };
+	/* The emulator's start and enumeration: slower on a slower tier. */
+	struct nb_emu_options opt = { .args = emu_args, .quiet = 1,
+				      .timeout_ms = NBT_MS(10000) };
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -75,8 +79,19 @@ int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 	return t->dev ? 0 : -errno;
 }
 
+int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
+{
+	uint64_t t0 = nbt_now_ns();
+	int err = up(t, modargs, emu_args);
+
+	nbt_up_ns = nbt_now_ns() - t0;
+	return err;
+}
+
 void nbt_down(struct nbt *t)
 {
+	uint64_t t0 = nbt_now_ns();
+
 	if (t->dev)
 		nb_close(t->dev);
 	t->dev = NULL;
@@ -85,6 +100,7 @@ void nbt_down(struct nbt *t)
 	t->module_loaded = 0;
 	if (t->emu.fd > 0 || t->emu.pid)
 		nb_emu_stop(&t->emu);
+	nbt_down_ns = nbt_now_ns() - t0;
 }
 
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms)
