@@ -32,7 +32,8 @@ TEST_F_TIMEOUT(body, probe_reads_version_and_records_flow, NBT_TIMEOUT)
 {
 	const struct naobody_info *info = nb_info(self->t.dev);
 	struct naobody_record rec;
-	uint64_t last = 0;
+	uint64_t last = 0, end;
+	int good = 0;
 
 	EXPECT_EQ(0x00020029u, info->chest_version);
 	EXPECT_EQ(12000000u, info->period_ns);
@@ -44,9 +45,22 @@ TEST_F_TIMEOUT(body, probe_reads_version_and_records_flow, NBT_TIMEOUT)
 		last = rec.cycle;
 		EXPECT_GE(rec.in_complete_ns, rec.out_submit_ns);
 	}
-	/* Once the exchange runs, answers come back. */
-	EXPECT_EQ(0u, rec.flags & NAOBODY_REC_NO_ANSWER);
-	EXPECT_GT(nbt_stat("answers"), 40 / nbt_time_scale());
+	/*
+	 * Once the exchange runs, answers come back: a run of 10 answered
+	 * cycles, counted, not any one cycle's (on a loaded machine one
+	 * answer is late now and then, which is no defect here). A cycle
+	 * that gets no answers backs off: the time bound ends that sooner.
+	 */
+	end = nbt_now_ns() + NBT_MS(20000) * 1000000ull;
+	for (int i = 0; i < 200 && good < 10 && nbt_now_ns() < end; i++) {
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
+		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
+	}
+	EXPECT_EQ(10, good) {
+		TH_LOG("no run of 10 answered cycles; answers %lld, crc_errors %lld, timeouts %lld",
+		       nbt_stat("answers"), nbt_stat("crc_errors"), nbt_stat("timeouts"));
+	}
+	EXPECT_LE(10, nbt_stat("answers"));
 	EXPECT_EQ(0, nbt_stat("crc_errors"));
 	EXPECT_EQ(0, nbt_stat("bad_tables"));
 }
@@ -185,20 +199,33 @@ FIXTURE_TEARDOWN(impostor)
 		nb_emu_stop(&self->emu);
 }
 
-TEST_F_TIMEOUT(impostor, is_not_bound, NBT_TIMEOUT)
+/* Mark the kernel's log: log_says() reads only what follows the mark. */
+static void mark_log(void)
 {
-	char cmd[512];
-	int found = 0;
-
 	nbt_sh("echo impostor-test-%d > /dev/kmsg", getpid());
-	ASSERT_EQ(0, nbt_sh("modprobe naobody"));
+}
+
+/* Wait up to timeout_ms for message in the kernel's log since mark_log(). */
+static bool log_says(const char *message, int timeout_ms)
+{
+	uint64_t end = nbt_now_ns() + timeout_ms * 1000000ull;
+	char cmd[512];
+
 	snprintf(cmd, sizeof(cmd), "dmesg | sed -n '/impostor-test-%d/,$p' | grep -qF -- '%s'",
-		 getpid(), variant->message);
-	for (int waited = 0; waited < 100 * nbt_time_scale() && !found; waited++) {
-		found = nbt_sh("%s", cmd) == 0;
+		 getpid(), message);
+	while (nbt_sh("%s", cmd)) {
+		if (nbt_now_ns() > end)
+			return false;
 		usleep(100000);
 	}
-	EXPECT_TRUE(found);
+	return true;
+}
+
+TEST_F_TIMEOUT(impostor, is_not_bound, NBT_TIMEOUT)
+{
+	mark_log();
+	ASSERT_EQ(0, nbt_sh("modprobe naobody"));
+	EXPECT_TRUE(log_says(variant->message, NBT_MS(10000)));
 	EXPECT_NE(0, access("/dev/naobody", F_OK));
 }
 
@@ -209,14 +236,19 @@ TEST_F_TIMEOUT(impostor, is_not_bound, NBT_TIMEOUT)
 TEST_F_TIMEOUT(impostor, check_product_0_skips_only_the_product_string, NBT_TIMEOUT)
 {
 	bool product_only = !strcmp(variant->args[0], "--product-string");
-	int present = 0;
 
+	mark_log();
 	ASSERT_EQ(0, nbt_sh("modprobe naobody check_product=0"));
-	for (int waited = 0; waited < 50 * nbt_time_scale() && !present; waited++) {
-		present = access("/dev/naobody", F_OK) == 0;
-		usleep(100000);
+	if (product_only) {
+		EXPECT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(5000)));
+		return;
 	}
-	EXPECT_EQ(product_only, present);
+	/*
+	 * The endpoints refused, as the probe says: then no device, at once
+	 * (rather than a wait as long as a device would take to come).
+	 */
+	EXPECT_TRUE(log_says(variant->message, NBT_MS(10000)));
+	EXPECT_NE(0, access("/dev/naobody", F_OK));
 }
 
 TEST_F_TIMEOUT(body, sensors_arrive_in_counts, NBT_TIMEOUT)
