@@ -206,9 +206,10 @@ TEST_F_TIMEOUT(control, closing_the_controller_ramps_stiffness_down, NBT_TIMEOUT
 	all_joints(&a, 0, 1000);
 	ASSERT_EQ(0, nb_command_counts(self->ctl, &a, NAOBODY_SET_ALL));
 	ASSERT_EQ(0, wait_stiffness(&self->t.emu, 1000, &seq, 200));
+	/* Before the close: the ramp starts in it, however late it returns. */
+	close_ns = nbt_now_ns();
 	nb_close(self->ctl);
 	self->ctl = NULL;
-	close_ns = nbt_now_ns();
 	/* ramp_ms defaults to 1000: about 83 frames, and some to spare. */
 	ASSERT_EQ(0, nb_emu_wait_frames(&self->t.emu, seq + 140, NBT_MS(8000)));
 	n = nb_emu_frames(&self->t.emu, seq, f, MAX_FRAMES);
@@ -223,11 +224,16 @@ TEST_F_TIMEOUT(control, closing_the_controller_ramps_stiffness_down, NBT_TIMEOUT
 			zero_at = i;
 		prev = hi;
 	}
-	/* A ramp, not a drop: many steps in between, then 0. */
-	EXPECT_LT(20, between);
+	/*
+	 * A ramp, not a drop: steps in between (about 83 frames; a starved
+	 * cycle sends fewer in the same time), then 0, not before ramp_ms
+	 * (the ramp is timed by the kernel's clock), nor long after it:
+	 * a freeze of the machine can delay the frame that reaches 0.
+	 */
+	EXPECT_LE(10, between);
 	ASSERT_LE(0, zero_at);
 	EXPECT_LT(900 * 1000000ull, f[zero_at].rx_ns - close_ns);
-	EXPECT_GT(2000 * 1000000ull, f[zero_at].rx_ns - close_ns);
+	EXPECT_GT((2000 + NBT_MS(1000)) * 1000000ull, f[zero_at].rx_ns - close_ns);
 }
 
 TEST_F_TIMEOUT(control, a_silent_controller_ramps_down_until_it_writes_again, NBT_TIMEOUT)
