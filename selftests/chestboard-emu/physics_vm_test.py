@@ -7,7 +7,8 @@ collapsing when the death switch latches, checked from the physics (the
 emulator's control socket, "physics") and from what naobodyd reports.
 physics_vm.sh starts the body and runs this with NBTEST_BODY=real; the
 host_ tests are physics_host_vm.sh's, on the model run on the host
-(chestboard-emu --physics-host, nb-physics-server)."""
+(chestboard-emu --physics-host, nb-physics-server). With --bench (make
+bench) the measuring tests that only make bench runs are there too."""
 
 import os
 import sys
@@ -19,6 +20,8 @@ from api_test import ready  # noqa: E402
 from nbtest import LATE, REAL, Daemon, EmuBody, Tap, check, note, wait_for  # noqa: E402
 
 tap = Tap()
+# make bench's measuring tests: figures, which make check does not compare.
+BENCH = "--bench" in sys.argv[1:]
 
 STATS = "/sys/class/naobody/naobody/statistics"
 CYCLE_MS = 12.0
@@ -119,6 +122,21 @@ def physics_cost():
 
 
 @tap.test(sim=False, real=True)
+def physics_lies_limp():
+    """--physics: the model in the guest is the body: limp, it lies on the floor, and steps on"""
+    emu = EmuBody.shared().emu
+    check("host" not in physics(emu), "the emulator's physics is the host's, not the guest's")
+    # Limp since the driver's first frame: on the floor within a second or two.
+    wait_for(lambda: physics(emu)["torso_height"] < 0.2, 5 + 5 * LATE,
+             "the limp robot to lie on the floor", step=0.1)
+    steps = physics(emu)["cycles"]
+    wait_for(lambda: physics(emu)["cycles"] > steps + 10, 5 + 5 * LATE,
+             "the model to take 10 steps more", step=0.1)
+    p = physics(emu)
+    note(f"lying at {p['torso_height']:.3f} m; {cost(p)}")
+
+
+@tap.test(sim=False, real=True)
 def physics_stands_then_collapses():
     """--physics: held up, Wake stands it on its own feet; Stop latches stiffness 0 and it collapses"""
     body = EmuBody.shared()
@@ -199,6 +217,14 @@ def emu_cpu_s():
     raise AssertionError("no chestboard-emu process")
 
 
+def stream_whole(emu, when):
+    """Nothing of the stream to the host and back lost or garbled (since
+    the emulator started, or the last "physics reset")."""
+    p = physics(emu)
+    check(p["malformed"] == 0 and p["lost"] == 0,
+          f"the host's physics {when}: {p['malformed']:.0f} malformed, {p['lost']:.0f} lost")
+
+
 def wait_connected(emu):
     wait_for(lambda: physics(emu).get("connected") == 1, 10 + 5 * LATE,
              "the host's physics to answer", step=0.1)
@@ -239,7 +265,6 @@ def host_lies_held_pushed():
          f"{moved:.3f} m")
 
 
-@tap.test(sim=False, real=True)
 def host_keeps_real_time():
     """--physics-host: the model keeps the clock's time beside the driver's exchange; its round trip"""
     emu = EmuBody.shared().emu
@@ -264,9 +289,13 @@ def host_keeps_real_time():
          f"the emulator's in the guest {1000 * (c1 - c0):.0f} ms in {t1 - t0:.1f} s, "
          f"{1000 * (c1 - c0) / cycles:.2f} ms per driver cycle")
     note(f"driver: {exchange(s0, s1, t1 - t0)}")
-    check(p["malformed"] == 0 and p["lost"] == 0,
-          f"{p['malformed']:.0f} malformed, {p['lost']:.0f} lost")
-    check(ratio >= 0.95, f"the host's model ran at {ratio:.3f} of real time, not >= 0.95")
+    stream_whole(emu, "beside the exchange")
+    # A figure: a loaded machine starves the server, and the model loses time.
+    note(f"real-time factor {ratio:.3f} (a quiet host keeps 0.95 or more)")
+
+
+if BENCH:
+    tap.test(sim=False, real=True)(host_keeps_real_time)
 
 
 @tap.test(sim=False, real=True)
@@ -274,12 +303,14 @@ def host_stands_then_collapses():
     """--physics-host: held up, Wake stands it; Stop latches stiffness 0 and it collapses"""
     emu = EmuBody.shared().emu
     wait_connected(emu)
+    stream_whole(emu, "before")
     # lying, as physics_stands_then_collapses() expects, whatever ran before
     physics(emu, "hold off")
     wait_for(lambda: physics(emu)["torso_height"] < 0.2, 5 + 5 * LATE,
              "the robot to lie on the floor", step=0.1)
     time.sleep(1.0)
     physics_stands_then_collapses()
+    stream_whole(emu, "standing and falling")
 
 
 if __name__ == "__main__":
