@@ -193,9 +193,10 @@ TEST_F_TIMEOUT(uapi, prefs_in_a_short_buffer_is_enospc_with_the_size, 90)
 
 	/*
 	 * Wait for the driver to have read the block: on a slow machine the
-	 * start-up's read may fail, and the retries read it later.
+	 * start-up's read may fail, and the retries read it later, up to
+	 * 32 s apart (the debug tier's took more than 60 s).
 	 */
-	for (int waited = 0; waited < 600; waited++) {
+	for (int waited = 0; waited < 600 * nbt_time_scale(); waited++) {
 		ASSERT_EQ(0, nb_refresh_info(self->t.dev));
 		if (nb_info(self->t.dev)->calibration == NAOBODY_CALIB_READ)
 			break;
