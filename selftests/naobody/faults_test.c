@@ -3,6 +3,11 @@
  * Every way the emulated board can misbehave is counted in the driver's
  * statistics and survived: once the board behaves again, answers flow. The
  * console check fails the run if any of it makes the kernel warn.
+ *
+ * The variants share one device and emulator (NBT_HARNESS_MAIN_SHARED):
+ * each starts from a healthy exchange, compares counters before and
+ * after, and ends with the board answering again, as the next one wants.
+ * The first meets the driver's start-up, the others its running cycle.
  */
 #include <string.h>
 #include <unistd.h>
@@ -43,12 +48,11 @@ FAULT(wrong_acknowledge, NB_EMU_MISB_WRONG_ACK, "ack_mismatches", NULL);
 
 FIXTURE_SETUP(fault)
 {
-	ASSERT_EQ(0, nbt_up(&self->t, NULL, NULL));
+	ASSERT_EQ(0, nbt_shared(&self->t));
 }
 
 FIXTURE_TEARDOWN(fault)
 {
-	nbt_down(&self->t);
 }
 
 static long long counted(const FIXTURE_VARIANT(fault) *v)
@@ -91,4 +95,4 @@ TEST_F_TIMEOUT(fault, is_counted_and_survived, NBT_TIMEOUT)
 	EXPECT_LT(answers, nbt_stat("answers"));
 }
 
-NBT_HARNESS_MAIN
+NBT_HARNESS_MAIN_SHARED(NULL, NULL)

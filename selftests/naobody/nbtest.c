@@ -103,6 +103,38 @@ void nbt_down(struct nbt *t)
 	nbt_down_ns = nbt_now_ns() - t0;
 }
 
+static struct nbt shared;
+static int shared_err = -ENODEV;	/* nbt_shared_up() not called */
+
+static void shared_down(void)
+{
+	nbt_down(&shared);
+}
+
+int nbt_shared_up(const char *modargs, const char *const *emu_args)
+{
+	shared_err = nbt_up(&shared, modargs, emu_args);
+	fprintf(stderr, "# the tests' shared device: %s in %.2f s\n",
+		shared_err ? strerror(-shared_err) : "up", nbt_up_ns / 1e9);
+	/* The tests' own lines say what they took beside it. */
+	nbt_up_ns = 0;
+	/* Only the parent exits: the harness's test processes _exit(). */
+	atexit(shared_down);
+	return shared_err;
+}
+
+int nbt_shared(struct nbt *t)
+{
+	*t = shared;
+	/*
+	 * The parent's reader stopped where it opened the device: this
+	 * test's nb_next() starts with what comes next, as on its own open.
+	 */
+	if (t->dev)
+		nbt_skip_to_newest(t->dev);
+	return shared_err;
+}
+
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms)
 {
 	struct naobody_board b[64];

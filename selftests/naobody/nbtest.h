@@ -58,6 +58,17 @@ void nbt_down(struct nbt *t);
  */
 extern uint64_t nbt_up_ns, nbt_down_ns;
 
+/*
+ * One device for every test of a program whose tests leave the module as
+ * they found it (argument checks; faults the board recovers from): set up
+ * once by nbt_shared_up() in the harness's parent, before its tests fork
+ * (NBT_HARNESS_MAIN_SHARED), and undone when the parent exits. A test's
+ * fixture takes a copy with nbt_shared(), which returns the set-up's
+ * error, and never calls nbt_down() on it; its nb_next() reads the
+ * records published from then on.
+ */
+int nbt_shared_up(const char *modargs, const char *const *emu_args);
+int nbt_shared(struct nbt *t);
 
 /* Wait until n boards (all: every board) are in state; 0 or -ETIMEDOUT. */
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms);
@@ -90,6 +101,8 @@ uint64_t nbt_now_ns(void);
  * times NBVM_TIME_SCALE, and every test prints its time, and what its
  * nbt_up() and nbt_down() took of it, as a "#" line (to see where the
  * suite's time goes, and a test's drift towards its limit).
+ * NBT_HARNESS_MAIN_SHARED(modargs, emu_args) also sets up the device
+ * nbt_shared() hands out, before the first test.
  */
 struct nbt_timed_test {
 	struct __test_metadata *t;
@@ -142,6 +155,14 @@ static inline int nbt_harness_run(int argc, char **argv)
 	NBT_HARNESS_CONSTRUCTOR_ORDER \
 	int main(int argc, char **argv) \
 	{ \
+		return nbt_harness_run(argc, argv); \
+	}
+
+#define NBT_HARNESS_MAIN_SHARED(modargs, emu_args) \
+	NBT_HARNESS_CONSTRUCTOR_ORDER \
+	int main(int argc, char **argv) \
+	{ \
+		nbt_shared_up(modargs, emu_args); \
 		return nbt_harness_run(argc, argv); \
 	}
 #endif
