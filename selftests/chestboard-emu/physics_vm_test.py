@@ -156,7 +156,7 @@ def physics_stands_then_collapses():
         c.heartbeat_for(1.0)
         physics(emu, "hold off")
         physics(emu, "reset")
-        s0, stood = stats(), time.monotonic()
+        s0, stood, first = stats(), time.monotonic(), emu.frame_count()
         heights, seen = [], []
         end = time.monotonic() + 4
         while time.monotonic() < end:
@@ -164,9 +164,14 @@ def physics_stands_then_collapses():
             heights.append(physics(emu)["torso_height"])
         up, s1, stood = physics(emu), stats(), time.monotonic() - stood
         states = [m["State"] for m in seen if isinstance(m, dict) and "State" in m]
+        # What the board was told meanwhile: the legs' stiffness, 0..1.
+        legs = [sum(f["stiffness"][j] for j in body.LEGS) / len(body.LEGS) / 1000
+                for f in emu.frames(first) if f["targets"] & body.all_boards() == body.all_boards()]
+        told = (f"the legs' stiffness in {len(legs)} frames meanwhile "
+                f"{min(legs, default=0):.2f}..{max(legs, default=0):.2f}")
         check(STAND_HEIGHT[0] <= min(heights) and max(heights) <= STAND_HEIGHT[1],
               f"torso {min(heights):.3f}..{max(heights):.3f} m after it was let go, "
-              f"not in {STAND_HEIGHT}")
+              f"not in {STAND_HEIGHT}; {told}; driver {exchange(s0, s1, stood)}")
         check(abs(fsr(up) - up["mass"]) < 0.25 * up["mass"],
               f"the feet carry {fsr(up):.2f} kg of {up['mass']:.2f} kg")
         check(abs(up["acc"][2] + GRAVITY) < 1.0, f"accelerometer {up['acc']} standing")
@@ -195,7 +200,7 @@ def physics_stands_then_collapses():
              f"{min(heights):.4f}..{max(heights):.4f} m, feet {fsr(up):.2f} kg "
              f"(naobodyd {feet:.2f}) of {up['mass']:.2f} kg, accelerometer "
              f"({up['acc'][0]:.2f}, {up['acc'][1]:.2f}, {up['acc'][2]:.2f})")
-        note(f"physics, standing: {cost(up)}")
+        note(f"physics, standing: {cost(up)}; {told}")
         note(f"physical body, naobodyd standing: driver {exchange(s0, s1, stood)}")
         note(f"Stop: torso below {min(heights) - 0.1:.3f} m after {took:.2f} s; a second "
              f"later {down['torso_height']:.3f} m, feet {fsr(down):.2f} kg, accelerometer "
