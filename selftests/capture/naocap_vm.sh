@@ -34,14 +34,20 @@ lola_pid=$!
 # naocap refuses without LoLA's socket; say so rather than fail on it below
 wait_until $((10 * scale)) test -S "$work/lola.sock" ||
 	echo "# the LoLA stand-in has no socket after $((10 * scale)) s"
-# about 8 s of script; the HAL stand-in runs in the middle of it
+# about 8 s of script; the HAL stand-in runs in the middle of it, from the
+# countdown's first second on: naocap records by then (usbmon and the LoLA
+# log are open before its first step), however long it took to get there
 naocap -y -s 0.05 -l "$work/lola.sock" -o "$work/cap" >"$work/naocap.out" 2>&1 &
 naocap_pid=$!
-sleep 1
+wait_until $((20 * scale)) grep -qs ' s left' "$work/naocap.out" ||
+	echo "# naocap printed no countdown after $((20 * scale)) s"
 ./naocap_vm_test hal $((5 * scale)) >"$work/hal.out" 2>&1
 hal_rc=$?
 wait "$naocap_pid"
 naocap_rc=$?
+# The LoLA stand-in ends when naocap hangs up; one naocap never reached
+# would wait in accept() until the suite's limit.
+wait_until $((10 * scale)) sh -c "! kill -0 $lola_pid 2>/dev/null" || kill "$lola_pid" 2>/dev/null
 wait "$lola_pid"
 # naocap's countdown is carriage returns; its errors (stderr) land on the
 # countdown's line

@@ -20,13 +20,23 @@
 
 /*
  * The emulator's arguments when a test gives none: -v, and a 0x14 that
- * waits up to 500 ms for its frame rather than the host's 20 ms. A busy
+ * waits up to 2 s for its frame rather than the host's 20 ms. A busy
  * machine starves the VM, and FunctionFS delivers a frame's data through
  * a workqueue: the data can come after its 0x14 by more than 20 ms, which
- * would fail tests that are about other things.
+ * would fail tests that are about other things. For the same reason a
+ * silent cycle holds its 0x14 for 2 s (EMU_TEST_SILENT_MS), against a host
+ * that gives up after 40 ms, and a reset board is back after 3 s
+ * (EMU_TEST_RECONNECT_MS), so that a test sees it gone first: a freeze of
+ * the machine shorter than those cannot turn a silence into an answer, or
+ * hide a board's absence.
  */
-#define EMU_TEST_ACK_WAIT_MS	500
-static const char *const emu_test_args[] = { "-v", "--ack-wait", "500", NULL };
+#define EMU_TEST_ACK_WAIT_MS	2000
+#define EMU_TEST_SILENT_MS	2000
+#define EMU_TEST_RECONNECT_MS	3000
+#define EMU_TEST_GONE_MS	(EMU_TEST_RECONNECT_MS - 500)	/* to see it gone */
+static const char *const emu_test_args[] = {
+	"-v", "--ack-wait", "2000", "--silent-ms", "2000", "--reconnect-ms", "3000", NULL
+};
 
 /* Start the emulator with extra arguments (NULL-terminated) and claim it. */
 static inline int emu_up(struct nb_emu *emu, struct host *h, const char *const *args)

@@ -30,7 +30,7 @@ struct host {
 #define HOST_IN		0xc0		/* vendor, device, device to host */
 
 #define HOST_TIMEOUT_MS	20		/* the spec's per-step timeout */
-#define HOST_PATIENT_MS	1000		/* host_open()'s default */
+#define HOST_PATIENT_MS	3000		/* host_open()'s default: > --ack-wait */
 
 int host_open(struct host *h, const char *sysfs_dev);
 void host_close(struct host *h);

@@ -236,7 +236,7 @@ TEST_F(emu, falls_silent_for_a_cycle)
 	uint8_t st[2];
 
 	ASSERT_EQ(0, nb_emu_misbehave(&self->emu, NB_EMU_MISB_SILENCE, 1, 0));
-	self->h.timeout_ms = 40;	/* < the emulator's 100 ms silent hold */
+	self->h.timeout_ms = 40;	/* < the emulator's silent hold */
 	EXPECT_EQ(-ETIMEDOUT, host_cycle(&self->h, self->frame, (size_t)self->len,
 					 &self->c));
 	EXPECT_LE(0, self->c.out);
@@ -314,13 +314,14 @@ TEST_F(emu, disconnects_mid_cycle)
 	struct nb_emu_stats st;
 	int r;
 
-	ASSERT_EQ(0, nb_emu_misbehave(&self->emu, NB_EMU_MISB_DISCONNECT, 1, 1000));
+	ASSERT_EQ(0, nb_emu_misbehave(&self->emu, NB_EMU_MISB_DISCONNECT, 1,
+				      EMU_TEST_RECONNECT_MS));
 	r = host_cycle(&self->h, self->frame, (size_t)self->len, &self->c);
 	EXPECT_LE(0, self->c.out);
 	EXPECT_GT(0, self->c.ack);
 	EXPECT_EQ(self->c.ack, r);
 	TH_LOG("the host's 0x14 failed with %d", self->c.ack);
-	EXPECT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, 900));
+	EXPECT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, EMU_TEST_GONE_MS));
 	reopen(_metadata, &self->emu, &self->h);
 	HEALTHY();
 	ASSERT_EQ(0, nb_emu_stats(&self->emu, &st));
@@ -363,17 +364,21 @@ TEST_F(emu, harakiri_powers_off_or_resets)
 {
 	struct nb_out_plan p = { .requests = NB_REQ_HARAKIRI,
 				 .harakiri = NAOBODY_HARAKIRI_RESET };
+	char reply[512];
 
 	ASSERT_EQ(0, cycle_plan(&self->h, NULL, &p, &self->c, &self->crc));
-	EXPECT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, 900));
+	EXPECT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, EMU_TEST_GONE_MS));
 	reopen(_metadata, &self->emu, &self->h);
 	self->len = plain_frame(self->frame, &self->crc);
 	HEALTHY();
 
+	/* Off stays off past a reset's return: unbound, and not on the bus. */
 	p.harakiri = NAOBODY_HARAKIRI_POWER_OFF;
 	ASSERT_EQ(0, cycle_plan(&self->h, NULL, &p, &self->c, &self->crc));
-	EXPECT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, 900));
-	usleep(1500000);
+	EXPECT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, EMU_TEST_GONE_MS));
+	usleep((EMU_TEST_RECONNECT_MS + 500) * 1000);
+	ASSERT_EQ(0, nb_emu_cmd(&self->emu, reply, sizeof(reply), "status"));
+	EXPECT_TRUE(!strncmp(reply, "bound=0 ", 8)) TH_LOG("status: %s", reply);
 	EXPECT_EQ(-ETIMEDOUT, nb_gadget_wait_host_device(0xffff, 0x0006, 0, NULL, 0));
 	ASSERT_EQ(0, nb_emu_connect(&self->emu));
 	reopen(_metadata, &self->emu, &self->h);

@@ -39,7 +39,7 @@ if [ $rc -ne 0 ]; then
 	exit 1
 fi
 if [ -n "${NBVM_PHYSICS_BENCH:-}" ]; then
-	NBTEST_ONLY=host_keeps vm_python "$NBVM_WORK/physics_vm_test.py"
+	NBTEST_ONLY=host_keeps vm_python "$NBVM_WORK/physics_vm_test.py" --bench
 else
 	NBTEST_ONLY=host_ vm_python "$NBVM_WORK/physics_vm_test.py"
 fi

@@ -582,32 +582,23 @@ TEST_F(remote, half_written_request_goes_first)
 	EXPECT_EQ(2, count(self->e, "requests"));
 }
 
-static double seconds(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /*
  * A server that never reads: the socket fills, and remote_cycle() drops
  * the requests that do not fit (unsent) instead of waiting. When it reads
- * again, what arrives is whole requests, numbered without a gap.
+ * again, what arrives is whole requests, numbered without a gap. A write
+ * that waited for room would wait for ever: the harness's time limit
+ * fails that, not a clock here (a busy machine takes its time anyway).
  */
 TEST_F(remote, full_stream_never_blocks)
 {
 	static struct physw_msg m[4096];
-	double t0 = seconds(), took;
 	int got;
 
 	for (int i = 0; i < 5000; i++)
 		cycle(self->e);
-	took = seconds() - t0;
 	EXPECT_GT(count(self->e, "unsent"), 0);
 	EXPECT_GT(count(self->e, "requests"), 0);
 	EXPECT_EQ(5000, count(self->e, "unsent") + count(self->e, "requests"));
-	EXPECT_LT(took, 2.0);
 
 	got = requests(self->srv, self->in, m, 4096);
 	/* one more frame: a request left half out is finished first */

@@ -30,7 +30,9 @@ exchange() {
 
 # The measuring half (NBVM_PHYSICS_BENCH set: make bench's
 # chestboard_emu_physics_bench, physics_vm_bench.sh); make check's suite
-# runs only the stand-and-collapse test below.
+# runs only the in-guest model's smoke test below (the stand and collapse
+# is physics_host_vm.sh's, on the host's model; make bench runs it here
+# too).
 if [ -n "${NBVM_PHYSICS_BENCH:-}" ]; then
 vm_up || exit 1
 exchange "scripted body, driver alone" 10
@@ -75,5 +77,5 @@ if [ -n "${NBVM_PHYSICS_BENCH:-}" ]; then
 	exchange "physical body, driver alone (limp)" 10
 	NBTEST_ONLY=physics_ vm_python "$NBVM_WORK/physics_vm_test.py"
 else
-	NBTEST_ONLY=physics_stands vm_python "$NBVM_WORK/physics_vm_test.py"
+	NBTEST_ONLY=physics_lies vm_python "$NBVM_WORK/physics_vm_test.py"
 fi

@@ -7,7 +7,8 @@ collapsing when the death switch latches, checked from the physics (the
 emulator's control socket, "physics") and from what naobodyd reports.
 physics_vm.sh starts the body and runs this with NBTEST_BODY=real; the
 host_ tests are physics_host_vm.sh's, on the model run on the host
-(chestboard-emu --physics-host, nb-physics-server)."""
+(chestboard-emu --physics-host, nb-physics-server). With --bench (make
+bench) the measuring tests that only make bench runs are there too."""
 
 import os
 import sys
@@ -19,6 +20,8 @@ from api_test import ready  # noqa: E402
 from nbtest import LATE, REAL, Daemon, EmuBody, Tap, check, note, wait_for  # noqa: E402
 
 tap = Tap()
+# make bench's measuring tests: figures, which make check does not compare.
+BENCH = "--bench" in sys.argv[1:]
 
 STATS = "/sys/class/naobody/naobody/statistics"
 CYCLE_MS = 12.0
@@ -119,6 +122,21 @@ def physics_cost():
 
 
 @tap.test(sim=False, real=True)
+def physics_lies_limp():
+    """--physics: the model in the guest is the body: limp, it lies on the floor, and steps on"""
+    emu = EmuBody.shared().emu
+    check("host" not in physics(emu), "the emulator's physics is the host's, not the guest's")
+    # Limp since the driver's first frame: on the floor within a second or two.
+    wait_for(lambda: physics(emu)["torso_height"] < 0.2, 5 + 5 * LATE,
+             "the limp robot to lie on the floor", step=0.1)
+    steps = physics(emu)["cycles"]
+    wait_for(lambda: physics(emu)["cycles"] > steps + 10, 5 + 5 * LATE,
+             "the model to take 10 steps more", step=0.1)
+    p = physics(emu)
+    note(f"lying at {p['torso_height']:.3f} m; {cost(p)}")
+
+
+@tap.test(sim=False, real=True)
 def physics_stands_then_collapses():
     """--physics: held up, Wake stands it on its own feet; Stop latches stiffness 0 and it collapses"""
     body = EmuBody.shared()
@@ -138,7 +156,7 @@ def physics_stands_then_collapses():
         c.heartbeat_for(1.0)
         physics(emu, "hold off")
         physics(emu, "reset")
-        s0, stood = stats(), time.monotonic()
+        s0, stood, first = stats(), time.monotonic(), emu.frame_count()
         heights, seen = [], []
         end = time.monotonic() + 4
         while time.monotonic() < end:
@@ -146,9 +164,14 @@ def physics_stands_then_collapses():
             heights.append(physics(emu)["torso_height"])
         up, s1, stood = physics(emu), stats(), time.monotonic() - stood
         states = [m["State"] for m in seen if isinstance(m, dict) and "State" in m]
+        # What the board was told meanwhile: the legs' stiffness, 0..1.
+        legs = [sum(f["stiffness"][j] for j in body.LEGS) / len(body.LEGS) / 1000
+                for f in emu.frames(first) if f["targets"] & body.all_boards() == body.all_boards()]
+        told = (f"the legs' stiffness in {len(legs)} frames meanwhile "
+                f"{min(legs, default=0):.2f}..{max(legs, default=0):.2f}")
         check(STAND_HEIGHT[0] <= min(heights) and max(heights) <= STAND_HEIGHT[1],
               f"torso {min(heights):.3f}..{max(heights):.3f} m after it was let go, "
-              f"not in {STAND_HEIGHT}")
+              f"not in {STAND_HEIGHT}; {told}; driver {exchange(s0, s1, stood)}")
         check(abs(fsr(up) - up["mass"]) < 0.25 * up["mass"],
               f"the feet carry {fsr(up):.2f} kg of {up['mass']:.2f} kg")
         check(abs(up["acc"][2] + GRAVITY) < 1.0, f"accelerometer {up['acc']} standing")
@@ -177,7 +200,7 @@ def physics_stands_then_collapses():
              f"{min(heights):.4f}..{max(heights):.4f} m, feet {fsr(up):.2f} kg "
              f"(naobodyd {feet:.2f}) of {up['mass']:.2f} kg, accelerometer "
              f"({up['acc'][0]:.2f}, {up['acc'][1]:.2f}, {up['acc'][2]:.2f})")
-        note(f"physics, standing: {cost(up)}")
+        note(f"physics, standing: {cost(up)}; {told}")
         note(f"physical body, naobodyd standing: driver {exchange(s0, s1, stood)}")
         note(f"Stop: torso below {min(heights) - 0.1:.3f} m after {took:.2f} s; a second "
              f"later {down['torso_height']:.3f} m, feet {fsr(down):.2f} kg, accelerometer "
@@ -197,6 +220,14 @@ def emu_cpu_s():
         except OSError:
             continue
     raise AssertionError("no chestboard-emu process")
+
+
+def stream_whole(emu, when):
+    """Nothing of the stream to the host and back lost or garbled (since
+    the emulator started, or the last "physics reset")."""
+    p = physics(emu)
+    check(p["malformed"] == 0 and p["lost"] == 0,
+          f"the host's physics {when}: {p['malformed']:.0f} malformed, {p['lost']:.0f} lost")
 
 
 def wait_connected(emu):
@@ -239,7 +270,6 @@ def host_lies_held_pushed():
          f"{moved:.3f} m")
 
 
-@tap.test(sim=False, real=True)
 def host_keeps_real_time():
     """--physics-host: the model keeps the clock's time beside the driver's exchange; its round trip"""
     emu = EmuBody.shared().emu
@@ -264,9 +294,13 @@ def host_keeps_real_time():
          f"the emulator's in the guest {1000 * (c1 - c0):.0f} ms in {t1 - t0:.1f} s, "
          f"{1000 * (c1 - c0) / cycles:.2f} ms per driver cycle")
     note(f"driver: {exchange(s0, s1, t1 - t0)}")
-    check(p["malformed"] == 0 and p["lost"] == 0,
-          f"{p['malformed']:.0f} malformed, {p['lost']:.0f} lost")
-    check(ratio >= 0.95, f"the host's model ran at {ratio:.3f} of real time, not >= 0.95")
+    stream_whole(emu, "beside the exchange")
+    # A figure: a loaded machine starves the server, and the model loses time.
+    note(f"real-time factor {ratio:.3f} (a quiet host keeps 0.95 or more)")
+
+
+if BENCH:
+    tap.test(sim=False, real=True)(host_keeps_real_time)
 
 
 @tap.test(sim=False, real=True)
@@ -274,12 +308,14 @@ def host_stands_then_collapses():
     """--physics-host: held up, Wake stands it; Stop latches stiffness 0 and it collapses"""
     emu = EmuBody.shared().emu
     wait_connected(emu)
+    stream_whole(emu, "before")
     # lying, as physics_stands_then_collapses() expects, whatever ran before
     physics(emu, "hold off")
     wait_for(lambda: physics(emu)["torso_height"] < 0.2, 5 + 5 * LATE,
              "the robot to lie on the floor", step=0.1)
     time.sleep(1.0)
     physics_stands_then_collapses()
+    stream_whole(emu, "standing and falling")
 
 
 if __name__ == "__main__":

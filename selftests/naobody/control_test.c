@@ -54,7 +54,7 @@ static int wait_stiffness(struct nb_emu *emu, int want, uint64_t *seq, int timeo
 	for (int tries = 0; tries < timeout_frames; tries += 8) {
 		int n;
 
-		nb_emu_wait_frames(emu, from + 8, 2000);
+		nb_emu_wait_frames(emu, from + 8, NBT_MS(2000));
 		n = nb_emu_frames(emu, from, f, MAX_FRAMES);
 		for (int i = 0; i < n; i++) {
 			if (!f[i].targets)
@@ -87,7 +87,7 @@ FIXTURE_VARIANT_ADD(control, defaults) {
 FIXTURE_SETUP(control)
 {
 	ASSERT_EQ(0, nbt_up(&self->t, variant->modargs, NULL));
-	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(15000)));
 	self->ctl = nb_open(NULL, NB_OPEN_CONTROL);
 	ASSERT_NE(NULL, self->ctl);
 }
@@ -99,7 +99,7 @@ FIXTURE_TEARDOWN(control)
 	nbt_down(&self->t);
 }
 
-TEST_F(control, commands_reach_the_board)
+TEST_F_TIMEOUT(control, commands_reach_the_board, NBT_TIMEOUT)
 {
 	static struct nb_emu_frame f[MAX_FRAMES];
 	struct naobody_actuators a;
@@ -127,7 +127,7 @@ TEST_F(control, commands_reach_the_board)
 	EXPECT_EQ(200 + NAOBODY_R_HAND, f[0].act.position[NAOBODY_R_HAND]);
 }
 
-TEST_F(control, stop_zeroes_stiffness_in_the_next_frame_until_rearm)
+TEST_F_TIMEOUT(control, stop_zeroes_stiffness_in_the_next_frame_until_rearm, NBT_TIMEOUT)
 {
 	static struct nb_emu_frame f[MAX_FRAMES];
 	struct naobody_actuators a;
@@ -145,7 +145,7 @@ TEST_F(control, stop_zeroes_stiffness_in_the_next_frame_until_rearm)
 	stop_ns = nbt_now_ns();
 	/* Commands during the stop are accepted and dropped. */
 	ASSERT_EQ(0, nb_command_counts(self->ctl, &a, NAOBODY_SET_ALL));
-	ASSERT_EQ(0, nb_emu_wait_frames(&self->t.emu, seq + 40, 5000));
+	ASSERT_EQ(0, nb_emu_wait_frames(&self->t.emu, seq + 40, NBT_MS(5000)));
 
 	n = nb_emu_frames(&self->t.emu, seq, f, MAX_FRAMES);
 	ASSERT_LT(10, n);
@@ -194,7 +194,7 @@ TEST_F(control, stop_zeroes_stiffness_in_the_next_frame_until_rearm)
 	EXPECT_EQ(0, wait_stiffness(&self->t.emu, 400, &seq, 200));
 }
 
-TEST_F(control, closing_the_controller_ramps_stiffness_down)
+TEST_F_TIMEOUT(control, closing_the_controller_ramps_stiffness_down, NBT_TIMEOUT)
 {
 	static struct nb_emu_frame f[MAX_FRAMES];
 	struct naobody_actuators a;
@@ -206,11 +206,12 @@ TEST_F(control, closing_the_controller_ramps_stiffness_down)
 	all_joints(&a, 0, 1000);
 	ASSERT_EQ(0, nb_command_counts(self->ctl, &a, NAOBODY_SET_ALL));
 	ASSERT_EQ(0, wait_stiffness(&self->t.emu, 1000, &seq, 200));
+	/* Before the close: the ramp starts in it, however late it returns. */
+	close_ns = nbt_now_ns();
 	nb_close(self->ctl);
 	self->ctl = NULL;
-	close_ns = nbt_now_ns();
 	/* ramp_ms defaults to 1000: about 83 frames, and some to spare. */
-	ASSERT_EQ(0, nb_emu_wait_frames(&self->t.emu, seq + 140, 8000));
+	ASSERT_EQ(0, nb_emu_wait_frames(&self->t.emu, seq + 140, NBT_MS(8000)));
 	n = nb_emu_frames(&self->t.emu, seq, f, MAX_FRAMES);
 	for (int i = 0; i < n; i++) {
 		if (!f[i].targets || f[i].rx_ns < close_ns)
@@ -223,14 +224,19 @@ TEST_F(control, closing_the_controller_ramps_stiffness_down)
 			zero_at = i;
 		prev = hi;
 	}
-	/* A ramp, not a drop: many steps in between, then 0. */
-	EXPECT_LT(20, between);
+	/*
+	 * A ramp, not a drop: steps in between (about 83 frames; a starved
+	 * cycle sends fewer in the same time), then 0, not before ramp_ms
+	 * (the ramp is timed by the kernel's clock), nor long after it:
+	 * a freeze of the machine can delay the frame that reaches 0.
+	 */
+	EXPECT_LE(10, between);
 	ASSERT_LE(0, zero_at);
 	EXPECT_LT(900 * 1000000ull, f[zero_at].rx_ns - close_ns);
-	EXPECT_GT(2000 * 1000000ull, f[zero_at].rx_ns - close_ns);
+	EXPECT_GT((2000 + NBT_MS(1000)) * 1000000ull, f[zero_at].rx_ns - close_ns);
 }
 
-TEST_F(control, a_silent_controller_ramps_down_until_it_writes_again)
+TEST_F_TIMEOUT(control, a_silent_controller_ramps_down_until_it_writes_again, NBT_TIMEOUT)
 {
 	struct naobody_actuators a;
 	struct naobody_record rec;
@@ -243,7 +249,7 @@ TEST_F(control, a_silent_controller_ramps_down_until_it_writes_again)
 	/* Silent past controller_timeout_ms (100): the records say so. */
 	nbt_skip_to_newest(self->t.dev);
 	for (int i = 0; i < 100 && !ramping; i++) {
-		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
 		/* The ramp's first frame still has it all; wait for it to fall. */
 		ramping = (rec.flags & NAOBODY_REC_RAMPING) &&
 			  rec.commanded.stiffness[0] < 1000;
@@ -255,7 +261,7 @@ TEST_F(control, a_silent_controller_ramps_down_until_it_writes_again)
 }
 
 /* A new controller mid-ramp: the old stiffness never comes back. */
-TEST_F(control, a_new_controller_does_not_undo_the_ramp)
+TEST_F_TIMEOUT(control, a_new_controller_does_not_undo_the_ramp, NBT_TIMEOUT)
 {
 	static struct nb_emu_frame f[MAX_FRAMES];
 	struct naobody_actuators a;
@@ -275,7 +281,7 @@ TEST_F(control, a_new_controller_does_not_undo_the_ramp)
 	/* Positions only: the ramp goes on. */
 	all_joints(&a, 50, 0);
 	ASSERT_EQ(0, nb_command_counts(b, &a, NAOBODY_SET_POSITION));
-	ASSERT_EQ(0, nb_emu_wait_frames(&self->t.emu, seq + 120, 8000));
+	ASSERT_EQ(0, nb_emu_wait_frames(&self->t.emu, seq + 120, NBT_MS(8000)));
 	n = nb_emu_frames(&self->t.emu, seq, f, MAX_FRAMES);
 	for (int i = 0; i < n; i++) {
 		if (!f[i].targets)
@@ -297,7 +303,7 @@ TEST_F(control, a_new_controller_does_not_undo_the_ramp)
 }
 
 /* Silent for good: one ramp and one loss, not one per ramp_ms. */
-TEST_F(control, a_silent_controller_is_lost_once)
+TEST_F_TIMEOUT(control, a_silent_controller_is_lost_once, NBT_TIMEOUT)
 {
 	struct naobody_actuators a;
 	struct naobody_record rec;
@@ -310,7 +316,7 @@ TEST_F(control, a_silent_controller_is_lost_once)
 	nbt_skip_to_newest(self->t.dev);
 	/* 100 ms of silence, a 1 s ramp, then 2 s more: ramping only once. */
 	end = nbt_now_ns() + 3500 * 1000000ull;
-	while (nbt_now_ns() < end && nb_next(self->t.dev, &rec, 2000) == 1) {
+	while (nbt_now_ns() < end && nb_next(self->t.dev, &rec, NBT_MS(2000)) == 1) {
 		int r = !!(rec.flags & NAOBODY_REC_RAMPING);
 
 		if (r && !ramping && ended)
@@ -324,7 +330,7 @@ TEST_F(control, a_silent_controller_is_lost_once)
 	EXPECT_EQ(0, rec.commanded.stiffness[0]);
 }
 
-TEST_F(control, one_controller_at_a_time)
+TEST_F_TIMEOUT(control, one_controller_at_a_time, NBT_TIMEOUT)
 {
 	struct nb_device *other;
 	int fd;
@@ -346,4 +352,4 @@ TEST_F(control, one_controller_at_a_time)
 	EXPECT_EQ(0, nb_claim(self->ctl));
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

@@ -31,25 +31,39 @@ FIXTURE_TEARDOWN(body)
 	nbt_down(&self->t);
 }
 
-TEST_F(body, probe_reads_version_and_records_flow)
+TEST_F_TIMEOUT(body, probe_reads_version_and_records_flow, NBT_TIMEOUT)
 {
 	const struct naobody_info *info = nb_info(self->t.dev);
 	struct naobody_record rec;
-	uint64_t last = 0;
+	uint64_t last = 0, end;
+	int good = 0;
 
 	EXPECT_EQ(0x00020029u, info->chest_version);
 	EXPECT_EQ(12000000u, info->period_ns);
 	EXPECT_EQ(1024u, info->record_count);
 	for (int i = 0; i < 50; i++) {
-		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
 		if (i)
 			EXPECT_GT(rec.cycle, last);
 		last = rec.cycle;
 		EXPECT_GE(rec.in_complete_ns, rec.out_submit_ns);
 	}
-	/* Once the exchange runs, answers come back. */
-	EXPECT_EQ(0u, rec.flags & NAOBODY_REC_NO_ANSWER);
-	EXPECT_GT(nbt_stat("answers"), 40 / nbt_time_scale());
+	/*
+	 * Once the exchange runs, answers come back: a run of 10 answered
+	 * cycles, counted, not any one cycle's (on a loaded machine one
+	 * answer is late now and then, which is no defect here). A cycle
+	 * that gets no answers backs off: the time bound ends that sooner.
+	 */
+	end = nbt_now_ns() + NBT_MS(20000) * 1000000ull;
+	for (int i = 0; i < 200 && good < 10 && nbt_now_ns() < end; i++) {
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
+		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
+	}
+	EXPECT_EQ(10, good) {
+		TH_LOG("no run of 10 answered cycles; answers %lld, crc_errors %lld, timeouts %lld",
+		       nbt_stat("answers"), nbt_stat("crc_errors"), nbt_stat("timeouts"));
+	}
+	EXPECT_LE(10, nbt_stat("answers"));
 	EXPECT_EQ(0, nbt_stat("crc_errors"));
 	EXPECT_EQ(0, nbt_stat("bad_tables"));
 }
@@ -83,7 +97,7 @@ static int thread_pid(const char *comm)
  * The cycle runs on a thread of its own, SCHED_FIFO at cycle_priority
  * (the default), named after the interface it serves.
  */
-TEST_F(body, the_cycle_runs_on_a_fifo_thread)
+TEST_F_TIMEOUT(body, the_cycle_runs_on_a_fifo_thread, NBT_TIMEOUT)
 {
 	struct sched_param sp = { 0 };
 	char comm[64];
@@ -105,7 +119,7 @@ TEST_F(body, the_cycle_runs_on_a_fifo_thread)
 	EXPECT_EQ(51, prio);
 }
 
-TEST_F(body, startup_accepts_version_10_boards_and_reads_prefs)
+TEST_F_TIMEOUT(body, startup_accepts_version_10_boards_and_reads_prefs, NBT_TIMEOUT)
 {
 	char id[NAOBODY_CHEST_ID_LEN + 1];
 	uint32_t flags = 0;
@@ -115,8 +129,8 @@ TEST_F(body, startup_accepts_version_10_boards_and_reads_prefs)
 	/* Opened as the module loaded: the start-up is still running. */
 	EXPECT_EQ(0u, nb_info(self->t.dev)->flags & NAOBODY_INFO_READY);
 	EXPECT_EQ(0u, nb_calibration(self->t.dev)->present & NB_CAL_BODY_ID);
-	ASSERT_EQ(1, nb_wait_ready(self->t.dev, 20000));
-	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	ASSERT_EQ(1, nb_wait_ready(self->t.dev, NBT_MS(20000)));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(15000)));
 	/* The same open device picks the calibration up once it exists. */
 	sleep(1);
 	EXPECT_NE(0u, nb_calibration(self->t.dev)->present & NB_CAL_BODY_ID);
@@ -224,7 +238,8 @@ FIXTURE_VARIANT_ADD(impostor, small_bulk_packets) {
 
 FIXTURE_SETUP(impostor)
 {
-	struct nb_emu_options opt = { .args = variant->args, .quiet = 1 };
+	struct nb_emu_options opt = { .args = variant->args, .quiet = 1,
+				      .timeout_ms = NBT_MS(10000) };
 
 	memset(&self->emu, 0, sizeof(self->emu));
 	nbt_sh("rmmod naobody 2>/dev/null");
@@ -238,20 +253,33 @@ FIXTURE_TEARDOWN(impostor)
 		nb_emu_stop(&self->emu);
 }
 
-TEST_F(impostor, is_not_bound)
+/* Mark the kernel's log: log_says() reads only what follows the mark. */
+static void mark_log(void)
 {
-	char cmd[512];
-	int found = 0;
-
 	nbt_sh("echo impostor-test-%d > /dev/kmsg", getpid());
-	ASSERT_EQ(0, nbt_sh("modprobe naobody"));
+}
+
+/* Wait up to timeout_ms for message in the kernel's log since mark_log(). */
+static bool log_says(const char *message, int timeout_ms)
+{
+	uint64_t end = nbt_now_ns() + timeout_ms * 1000000ull;
+	char cmd[512];
+
 	snprintf(cmd, sizeof(cmd), "dmesg | sed -n '/impostor-test-%d/,$p' | grep -qF -- '%s'",
-		 getpid(), variant->message);
-	for (int waited = 0; waited < 100 * nbt_time_scale() && !found; waited++) {
-		found = nbt_sh("%s", cmd) == 0;
+		 getpid(), message);
+	while (nbt_sh("%s", cmd)) {
+		if (nbt_now_ns() > end)
+			return false;
 		usleep(100000);
 	}
-	EXPECT_TRUE(found);
+	return true;
+}
+
+TEST_F_TIMEOUT(impostor, is_not_bound, NBT_TIMEOUT)
+{
+	mark_log();
+	ASSERT_EQ(0, nbt_sh("modprobe naobody"));
+	EXPECT_TRUE(log_says(variant->message, NBT_MS(10000)));
 	EXPECT_NE(0, access("/dev/naobody", F_OK));
 }
 
@@ -259,26 +287,31 @@ TEST_F(impostor, is_not_bound)
  * check_product=0 skips the product string's check, the provisional one,
  * and only that: the endpoints are still checked.
  */
-TEST_F(impostor, check_product_0_skips_only_the_product_string)
+TEST_F_TIMEOUT(impostor, check_product_0_skips_only_the_product_string, NBT_TIMEOUT)
 {
 	bool product_only = !strcmp(variant->args[0], "--product-string");
-	int present = 0;
 
+	mark_log();
 	ASSERT_EQ(0, nbt_sh("modprobe naobody check_product=0"));
-	for (int waited = 0; waited < 50 * nbt_time_scale() && !present; waited++) {
-		present = access("/dev/naobody", F_OK) == 0;
-		usleep(100000);
+	if (product_only) {
+		EXPECT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(5000)));
+		return;
 	}
-	EXPECT_EQ(product_only, present);
+	/*
+	 * The endpoints refused, as the probe says: then no device, at once
+	 * (rather than a wait as long as a device would take to come).
+	 */
+	EXPECT_TRUE(log_says(variant->message, NBT_MS(10000)));
+	EXPECT_NE(0, access("/dev/naobody", F_OK));
 }
 
-TEST_F(body, sensors_arrive_in_counts)
+TEST_F_TIMEOUT(body, sensors_arrive_in_counts, NBT_TIMEOUT)
 {
 	struct naobody_record rec;
 	int all = 0;
 
 	/* Foot and joint boards send only once they are started. */
-	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(15000)));
 	ASSERT_EQ(0, nb_emu_set(&self->t.emu, "accelerometer", 2, -16384));
 	ASSERT_EQ(0, nb_emu_set(&self->t.emu, "gyroscope", 0, 1234));
 	ASSERT_EQ(0, nb_emu_set(&self->t.emu, "sonar", 1, 87));
@@ -291,7 +324,7 @@ TEST_F(body, sensors_arrive_in_counts)
 	 */
 	nbt_skip_to_newest(self->t.dev);
 	for (int i = 0; i < 200 * nbt_time_scale() && !all; i++) {
-		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
 		all = rec.sensors.accelerometer[2] == -16384 &&
 		      rec.sensors.gyroscope[0] == 1234 &&
 		      rec.sensors.sonar[1] == 87 &&
@@ -309,7 +342,7 @@ TEST_F(body, sensors_arrive_in_counts)
 	EXPECT_NE(0u, rec.sensors.updated & NAOBODY_UPDATED_JOINTS);
 }
 
-TEST_F(body, read_returns_each_new_record_and_poll_wakes_per_cycle)
+TEST_F_TIMEOUT(body, read_returns_each_new_record_and_poll_wakes_per_cycle, NBT_TIMEOUT)
 {
 	struct naobody_record rec, prev = { 0 };
 	struct pollfd p;
@@ -320,12 +353,12 @@ TEST_F(body, read_returns_each_new_record_and_poll_wakes_per_cycle)
 	p.fd = fd;
 	p.events = POLLIN;
 	/* The first record (the driver may have just started). */
-	EXPECT_EQ(1, poll(&p, 1, 2000));
+	EXPECT_EQ(1, poll(&p, 1, NBT_MS(2000)));
 	EXPECT_EQ((ssize_t)sizeof(rec), read(fd, &rec, sizeof(rec)));
 	EXPECT_EQ(-1, read(fd, &rec, sizeof(rec) - 1));
 	EXPECT_EQ(EINVAL, errno);
 	for (int i = 0; i < 40; i++) {
-		if (poll(&p, 1, 2000) != 1 || !(p.revents & POLLIN))
+		if (poll(&p, 1, NBT_MS(2000)) != 1 || !(p.revents & POLLIN))
 			break;
 		/* A wake means a new record: a non-blocking read never fails. */
 		if (read(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec))
@@ -346,4 +379,4 @@ TEST_F(body, read_returns_each_new_record_and_poll_wakes_per_cycle)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

@@ -172,47 +172,47 @@ FIXTURE_TEARDOWN(events)
 	nbt_down(&self->t);
 }
 
-TEST_F(events, touch_stop_rearm_controller_and_disconnect)
+TEST_F_TIMEOUT(events, touch_stop_rearm_controller_and_disconnect, NBT_TIMEOUT)
 {
 	struct nb_device *ctl;
 	struct event ev;
 
 	/* The chest button, pressed for 20 cycles, starting now. */
 	ASSERT_EQ(0, nb_emu_touch(&self->t.emu, NAOBODY_TOUCH_CHEST_BUTTON, 0, 20));
-	ASSERT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_TOUCH, &ev, 3000));
+	ASSERT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_TOUCH, &ev, NBT_MS(3000)));
 	EXPECT_EQ(0u, ev.device);
 	EXPECT_TRUE(ev.has_cycle);
 	EXPECT_EQ(1u << NAOBODY_TOUCH_CHEST_BUTTON, ev.touch);
 	EXPECT_EQ(1u << NAOBODY_TOUCH_CHEST_BUTTON, ev.changed);
 	/* ...and released. */
-	ASSERT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_TOUCH, &ev, 3000));
+	ASSERT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_TOUCH, &ev, NBT_MS(3000)));
 	EXPECT_EQ(0u, ev.touch);
 	EXPECT_EQ(1u << NAOBODY_TOUCH_CHEST_BUTTON, ev.changed);
 
 	ASSERT_EQ(0, nb_stop(self->t.dev, NAOBODY_STOP_GUARD));
-	ASSERT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_STOP, &ev, 3000));
+	ASSERT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_STOP, &ev, NBT_MS(3000)));
 	EXPECT_EQ((uint32_t)NAOBODY_STOP_GUARD, ev.reason);
 	ASSERT_EQ(0, nb_rearm(self->t.dev));
-	EXPECT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_REARM, &ev, 3000));
+	EXPECT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_REARM, &ev, NBT_MS(3000)));
 
 	ctl = nb_open(NULL, NB_OPEN_CONTROL);
 	ASSERT_NE(NULL, ctl);
 	nb_close(ctl);
-	EXPECT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_CONTROLLER_LOST, &ev, 3000));
+	EXPECT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_CONTROLLER_LOST, &ev, NBT_MS(3000)));
 
 	ASSERT_EQ(0, nb_emu_disconnect(&self->t.emu));
-	EXPECT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_DISCONNECT, &ev, 5000));
+	EXPECT_EQ(0, wait_event(self->nl, NAOBODY_EVENT_DISCONNECT, &ev, NBT_MS(5000)));
 	EXPECT_EQ(0u, ev.device);
 }
 
 /* Once the start-up has accepted the boards, each comes up once. */
-TEST_F(events, boards_come_up)
+TEST_F_TIMEOUT(events, boards_come_up, NBT_TIMEOUT)
 {
 	struct event ev;
 	uint64_t seen = 0;
 	int n = 0;
 
-	while (!wait_event(self->nl, NAOBODY_EVENT_BOARD_UP, &ev, 15000)) {
+	while (!wait_event(self->nl, NAOBODY_EVENT_BOARD_UP, &ev, NBT_MS(15000))) {
 		EXPECT_EQ(0u, seen & (1ull << ev.board));
 		seen |= 1ull << ev.board;
 		if (++n == (int)nb_info(self->t.dev)->boards)
@@ -221,4 +221,4 @@ TEST_F(events, boards_come_up)
 	EXPECT_EQ((int)nb_info(self->t.dev)->boards, n);
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

@@ -3,6 +3,11 @@
  * Every way the emulated board can misbehave is counted in the driver's
  * statistics and survived: once the board behaves again, answers flow. The
  * console check fails the run if any of it makes the kernel warn.
+ *
+ * The variants share one device and emulator (NBT_HARNESS_MAIN_SHARED):
+ * each starts from a healthy exchange, compares counters before and
+ * after, and ends with the board answering again, as the next one wants.
+ * The first meets the driver's start-up, the others its running cycle.
  */
 #include <string.h>
 #include <unistd.h>
@@ -43,12 +48,11 @@ FAULT(wrong_acknowledge, NB_EMU_MISB_WRONG_ACK, "ack_mismatches", NULL);
 
 FIXTURE_SETUP(fault)
 {
-	ASSERT_EQ(0, nbt_up(&self->t, NULL, NULL));
+	ASSERT_EQ(0, nbt_shared(&self->t));
 }
 
 FIXTURE_TEARDOWN(fault)
 {
-	nbt_down(&self->t);
 }
 
 static long long counted(const FIXTURE_VARIANT(fault) *v)
@@ -56,7 +60,7 @@ static long long counted(const FIXTURE_VARIANT(fault) *v)
 	return nbt_stat(v->counter) + (v->counter2 ? nbt_stat(v->counter2) : 0);
 }
 
-TEST_F(fault, is_counted_and_survived)
+TEST_F_TIMEOUT(fault, is_counted_and_survived, NBT_TIMEOUT)
 {
 	struct naobody_record rec;
 	long long before, answers;
@@ -64,14 +68,14 @@ TEST_F(fault, is_counted_and_survived)
 
 	/* Start from a healthy exchange. */
 	for (int i = 0; i < 200 && good < 10; i++) {
-		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 2000));
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
 		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
 	}
 	ASSERT_EQ(10, good);
 	before = counted(variant);
 	ASSERT_EQ(0, nb_emu_misbehave(&self->t.emu, variant->misbehaviour, 5, 0));
 	/* Five bad cycles, then the board behaves again. */
-	for (int i = 0; i < 400 && counted(variant) < before + 1; i++)
+	for (int i = 0; i < 400 * nbt_time_scale() && counted(variant) < before + 1; i++)
 		usleep(10000);
 	EXPECT_LT(before, counted(variant)) {
 		TH_LOG("%s stayed at %lld", variant->counter, before);
@@ -80,7 +84,7 @@ TEST_F(fault, is_counted_and_survived)
 	answers = nbt_stat("answers");
 	good = 0;
 	for (int i = 0; i < 600 && good < 20; i++) {
-		if (nb_next(self->t.dev, &rec, 2000) != 1)
+		if (nb_next(self->t.dev, &rec, NBT_MS(2000)) != 1)
 			break;
 		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
 	}
@@ -91,4 +95,4 @@ TEST_F(fault, is_counted_and_survived)
 	EXPECT_LT(answers, nbt_stat("answers"));
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN_SHARED(NULL, NULL)

@@ -34,7 +34,7 @@ static void *poll_thread(void *arg)
 	struct naobody_record rec;
 
 	for (;;) {
-		p->ret = poll(&pfd, 1, 20000);
+		p->ret = poll(&pfd, 1, NBT_MS(20000));
 		p->revents = pfd.revents;
 		if (p->ret <= 0 || (pfd.revents & (POLLHUP | POLLERR)))
 			return NULL;
@@ -69,7 +69,7 @@ FIXTURE_TEARDOWN(lifetime)
 }
 
 /* The board unplugged with everything in use; then plugged back. */
-TEST_F(lifetime, disconnect_with_open_mappings_and_a_blocked_poller)
+TEST_F_TIMEOUT(lifetime, disconnect_with_open_mappings_and_a_blocked_poller, NBT_TIMEOUT)
 {
 	struct poller p = { .fd = self->fd };
 	struct naobody_record rec;
@@ -98,26 +98,26 @@ TEST_F(lifetime, disconnect_with_open_mappings_and_a_blocked_poller)
 	{
 		int ret, left = 2000;
 
-		while ((ret = nb_next(self->t.dev, &rec, 100)) == 1 && --left)
+		while ((ret = nb_next(self->t.dev, &rec, NBT_MS(100))) == 1 && --left)
 			;
 		EXPECT_EQ(-ENODEV, ret);
 	}
-	EXPECT_EQ(0, nbt_wait_path("/dev/naobody", false, 5000));
+	EXPECT_EQ(0, nbt_wait_path("/dev/naobody", false, NBT_MS(5000)));
 
 	/* Plugged back: a new device, records flow again. */
 	ASSERT_EQ(0, nb_emu_connect(&self->t.emu));
-	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 5000));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(5000)));
 	{
 		struct nb_device *d = nb_open(NULL, 0);
 
 		ASSERT_NE(NULL, d);
-		EXPECT_EQ(1, nb_next(d, &rec, 3000));
+		EXPECT_EQ(1, nb_next(d, &rec, NBT_MS(3000)));
 		nb_close(d);
 	}
 }
 
 /* The controller closes after the board is gone (its last reference). */
-TEST_F(lifetime, the_controller_closes_after_disconnect)
+TEST_F_TIMEOUT(lifetime, the_controller_closes_after_disconnect, NBT_TIMEOUT)
 {
 	struct naobody_actuators a = { 0 };
 	struct nb_device *ctl = nb_open(NULL, NB_OPEN_CONTROL);
@@ -126,7 +126,8 @@ TEST_F(lifetime, the_controller_closes_after_disconnect)
 	a.stiffness[0] = 500;
 	EXPECT_EQ(0, nb_command_counts(ctl, &a, NAOBODY_SET_ALL));
 	ASSERT_EQ(0, nb_emu_disconnect(&self->t.emu));
-	for (int i = 0; i < 250 && !(self->hdr->flags & NAOBODY_RING_DISCONNECTED); i++)
+	for (int i = 0; i < 250 * nbt_time_scale() &&
+			!(self->hdr->flags & NAOBODY_RING_DISCONNECTED); i++)
 		usleep(20000);
 	ASSERT_NE(0u, self->hdr->flags & NAOBODY_RING_DISCONNECTED);
 	EXPECT_EQ(-ENODEV, nb_stop(ctl, NAOBODY_STOP_TOOL));
@@ -143,7 +144,7 @@ TEST_F(lifetime, the_controller_closes_after_disconnect)
 	self->t.module_loaded = 0;
 }
 
-TEST_F(lifetime, unbind_through_sysfs_hangs_up_readers)
+TEST_F_TIMEOUT(lifetime, unbind_through_sysfs_hangs_up_readers, NBT_TIMEOUT)
 {
 	struct poller p = { .fd = self->fd };
 	pthread_t th;
@@ -157,11 +158,11 @@ TEST_F(lifetime, unbind_through_sysfs_hangs_up_readers)
 	EXPECT_NE(0u, self->hdr->flags & NAOBODY_RING_DISCONNECTED);
 	ASSERT_EQ(0, nbt_sh("echo %s:1.0 > /sys/bus/usb/drivers/naobody/bind",
 			    self->t.emu.host_dev));
-	EXPECT_EQ(0, nbt_wait_path("/dev/naobody", true, 5000));
+	EXPECT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(5000)));
 }
 
 /* rmmod must refuse while a file is open, and work once it is closed. */
-TEST_F(lifetime, rmmod_with_a_blocked_poller)
+TEST_F_TIMEOUT(lifetime, rmmod_with_a_blocked_poller, NBT_TIMEOUT)
 {
 	struct poller p = { .fd = self->fd };
 	pthread_t th;
@@ -188,29 +189,33 @@ TEST_F(lifetime, rmmod_with_a_blocked_poller)
 	EXPECT_NE(0, access("/sys/module/naobody", F_OK));
 }
 
-TEST_F(lifetime, a_reconnect_storm_leaves_a_working_device)
+TEST_F_TIMEOUT(lifetime, a_reconnect_storm_leaves_a_working_device, NBT_TIMEOUT)
 {
 	struct naobody_record rec;
 	struct nb_device *d;
 
 	struct nb_emu_stats st;
-	uint64_t connects;
+	uint64_t connects, end;
 
 	ASSERT_EQ(0, nb_emu_stats(&self->t.emu, &st));
 	connects = st.connects;
-	/* The storm runs in the emulator; wait for its last bind. */
+	/*
+	 * The storm runs in the emulator; wait for its last bind: 10 of 90 ms
+	 * each on the emulator's clock, then however long the binds take.
+	 */
 	ASSERT_EQ(0, nb_emu_storm(&self->t.emu, 10, 30, 60));
-	for (int i = 0; i < 500 && st.connects < connects + 10; i++) {
+	end = nbt_now_ns() + NBT_MS(10000) * 1000000ull;
+	while (st.connects < connects + 10 && nbt_now_ns() < end) {
 		usleep(10000);
 		ASSERT_EQ(0, nb_emu_stats(&self->t.emu, &st));
 	}
 	ASSERT_LE(connects + 10, st.connects);
 	/* The old file belongs to a device that is gone. */
 	EXPECT_NE(0u, self->hdr->flags & NAOBODY_RING_DISCONNECTED);
-	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 5000));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(5000)));
 	d = nb_open(NULL, 0);
 	ASSERT_NE(NULL, d);
-	EXPECT_EQ(1, nb_next(d, &rec, 3000));
+	EXPECT_EQ(1, nb_next(d, &rec, NBT_MS(3000)));
 	nb_close(d);
 }
 
@@ -221,7 +226,7 @@ TEST_F(lifetime, a_reconnect_storm_leaves_a_working_device)
  * A timer armed on a device being freed is what KASAN catches here, in the
  * debug tier; any splat fails the run.
  */
-TEST_F(lifetime, restarts_raced_against_disconnects)
+TEST_F_TIMEOUT(lifetime, restarts_raced_against_disconnects, NBT_TIMEOUT)
 {
 	struct naobody_record rec;
 	int resets = 0, err = 0;
@@ -230,7 +235,7 @@ TEST_F(lifetime, restarts_raced_against_disconnects)
 	for (int i = 0; i < 12; i++) {
 		int fd;
 
-		ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 10000));
+		ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(10000)));
 		fd = nbt_open_usbfs(self->t.emu.host_dev);
 		if (fd >= 0) {
 			if (!ioctl(fd, USBDEVFS_RESET, 0))
@@ -242,16 +247,16 @@ TEST_F(lifetime, restarts_raced_against_disconnects)
 		/* 0 to 55 ms: before, during and after the restart's 0x13 and 0x02. */
 		usleep(5000 * (i % 12));
 		ASSERT_EQ(0, nb_emu_disconnect(&self->t.emu));
-		ASSERT_EQ(0, nbt_wait_path("/dev/naobody", false, 5000));
+		ASSERT_EQ(0, nbt_wait_path("/dev/naobody", false, NBT_MS(5000)));
 		ASSERT_EQ(0, nb_emu_connect(&self->t.emu));
 	}
 	TH_LOG("%d resets raced against disconnects (last error %d)", resets, err);
 	EXPECT_LE(6, resets);
-	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 10000));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(10000)));
 	d = nb_open(NULL, 0);
 	ASSERT_NE(NULL, d);
-	EXPECT_EQ(1, nb_next(d, &rec, 5000));
+	EXPECT_EQ(1, nb_next(d, &rec, NBT_MS(5000)));
 	nb_close(d);
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

@@ -116,9 +116,13 @@ static void bus_at_controller_priority(void)
 	closedir(d);
 }
 
-int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
+uint64_t nbt_up_ns, nbt_down_ns;
+
+static int up(struct nbt *t, const char *modargs, const char *const *emu_args)
 {
-	struct nb_emu_options opt = { .args = emu_args, .quiet = 1 };
+	/* The emulator's start and enumeration: slower on a slower tier. */
+	struct nb_emu_options opt = { .args = emu_args, .quiet = 1,
+				      .timeout_ms = NBT_MS(10000) };
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -138,8 +142,19 @@ int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 	return t->dev ? 0 : -errno;
 }
 
+int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
+{
+	uint64_t t0 = nbt_now_ns();
+	int err = up(t, modargs, emu_args);
+
+	nbt_up_ns = nbt_now_ns() - t0;
+	return err;
+}
+
 void nbt_down(struct nbt *t)
 {
+	uint64_t t0 = nbt_now_ns();
+
 	if (t->dev)
 		nb_close(t->dev);
 	t->dev = NULL;
@@ -148,6 +163,39 @@ void nbt_down(struct nbt *t)
 	t->module_loaded = 0;
 	if (t->emu.fd > 0 || t->emu.pid)
 		nb_emu_stop(&t->emu);
+	nbt_down_ns = nbt_now_ns() - t0;
+}
+
+static struct nbt shared;
+static int shared_err = -ENODEV;	/* nbt_shared_up() not called */
+
+static void shared_down(void)
+{
+	nbt_down(&shared);
+}
+
+int nbt_shared_up(const char *modargs, const char *const *emu_args)
+{
+	shared_err = nbt_up(&shared, modargs, emu_args);
+	fprintf(stderr, "# the tests' shared device: %s in %.2f s\n",
+		shared_err ? strerror(-shared_err) : "up", nbt_up_ns / 1e9);
+	/* The tests' own lines say what they took beside it. */
+	nbt_up_ns = 0;
+	/* Only the parent exits: the harness's test processes _exit(). */
+	atexit(shared_down);
+	return shared_err;
+}
+
+int nbt_shared(struct nbt *t)
+{
+	*t = shared;
+	/*
+	 * The parent's reader stopped where it opened the device: this
+	 * test's nb_next() starts with what comes next, as on its own open.
+	 */
+	if (t->dev)
+		nbt_skip_to_newest(t->dev);
+	return shared_err;
 }
 
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms)

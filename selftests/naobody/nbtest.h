@@ -39,6 +39,16 @@ int nbt_time_scale(void);
 const char *nbt_hold_arg(void);
 int nbt_hold_cycles(void);
 
+/*
+ * Each test's limit in the harness (TEST_F_TIMEOUT(f, name, NBT_TIMEOUT)):
+ * a hang detector, not a speed check. A test here starts the emulator and
+ * the module, waits for the start-up and then does its own part: seconds
+ * on an idle stock VM, many times that on a loaded debug tier, where the
+ * harness's default 30 s is not far off. NBT_HARNESS_MAIN multiplies every
+ * test's limit by NBVM_TIME_SCALE.
+ */
+#define NBT_TIMEOUT	120
+
 /* printf-style system(); returns the exit status, or -1. */
 int nbt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -50,6 +60,24 @@ int nbt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args);
 void nbt_down(struct nbt *t);
+
+/*
+ * How long this process's last nbt_up() and nbt_down() took, in ns (0:
+ * none yet): NBT_HARNESS_MAIN prints them with each test's time.
+ */
+extern uint64_t nbt_up_ns, nbt_down_ns;
+
+/*
+ * One device for every test of a program whose tests leave the module as
+ * they found it (argument checks; faults the board recovers from): set up
+ * once by nbt_shared_up() in the harness's parent, before its tests fork
+ * (NBT_HARNESS_MAIN_SHARED), and undone when the parent exits. A test's
+ * fixture takes a copy with nbt_shared(), which returns the set-up's
+ * error, and never calls nbt_down() on it; its nb_next() reads the
+ * records published from then on.
+ */
+int nbt_shared_up(const char *modargs, const char *const *emu_args);
+int nbt_shared(struct nbt *t);
 
 /* Wait until n boards (all: every board) are in state; 0 or -ETIMEDOUT. */
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms);
@@ -73,5 +101,79 @@ char *nbt_attr(const char *attr, char *buf, size_t len);
 
 /* CLOCK_MONOTONIC in ns, as the ring's timestamps. */
 uint64_t nbt_now_ns(void);
+
+#ifdef __KSELFTEST_HARNESS_H
+#include <stdio.h>
+
+/*
+ * NBT_HARNESS_MAIN, in place of TEST_HARNESS_MAIN: every test's limit
+ * times NBVM_TIME_SCALE, and every test prints its time, and what its
+ * nbt_up() and nbt_down() took of it, as a "#" line (to see where the
+ * suite's time goes, and a test's drift towards its limit).
+ * NBT_HARNESS_MAIN_SHARED(modargs, emu_args) also sets up the device
+ * nbt_shared() hands out, before the first test.
+ */
+struct nbt_timed_test {
+	struct __test_metadata *t;
+	void (*fn)(struct __test_metadata *t, struct __fixture_variant_metadata *v);
+};
+static struct nbt_timed_test nbt_timed_tests[256] __attribute__((unused));
+
+static inline void nbt_timed(struct __test_metadata *t, struct __fixture_variant_metadata *v)
+{
+	uint64_t t0 = nbt_now_ns();
+
+	for (unsigned int i = 0; i < sizeof(nbt_timed_tests) / sizeof(nbt_timed_tests[0]); i++) {
+		if (nbt_timed_tests[i].t != t)
+			continue;
+		nbt_timed_tests[i].fn(t, v);
+		/* Not reached after a failed ASSERT: the harness aborts. */
+		fprintf(TH_LOG_STREAM, "# %s%s%s.%s: %.2f s, of which nbt_up %.2f s, nbt_down %.2f s\n",
+			t->fixture->name, v->name[0] ? "." : "", v->name, t->name,
+			(nbt_now_ns() - t0) / 1e9, nbt_up_ns / 1e9, nbt_down_ns / 1e9);
+		return;
+	}
+}
+
+static inline int nbt_harness_run(int argc, char **argv)
+{
+	unsigned int n = 0;
+
+	for (struct __fixture_metadata *f = __fixture_list; f; f = f->next) {
+		for (struct __test_metadata *t = f->tests; t; t = t->next) {
+			t->timeout *= nbt_time_scale();
+			if (n < sizeof(nbt_timed_tests) / sizeof(nbt_timed_tests[0])) {
+				nbt_timed_tests[n].t = t;
+				nbt_timed_tests[n++].fn = t->fn;
+				t->fn = nbt_timed;
+			}
+		}
+	}
+	return test_harness_run(argc, argv);
+}
+
+/* As TEST_HARNESS_MAIN's: the tests run in the order they are written. */
+#define NBT_HARNESS_CONSTRUCTOR_ORDER \
+	static void __attribute__((constructor)) __constructor_order_last(void) \
+	{ \
+		if (!__constructor_order) \
+			__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD; \
+	}
+
+#define NBT_HARNESS_MAIN \
+	NBT_HARNESS_CONSTRUCTOR_ORDER \
+	int main(int argc, char **argv) \
+	{ \
+		return nbt_harness_run(argc, argv); \
+	}
+
+#define NBT_HARNESS_MAIN_SHARED(modargs, emu_args) \
+	NBT_HARNESS_CONSTRUCTOR_ORDER \
+	int main(int argc, char **argv) \
+	{ \
+		nbt_shared_up(modargs, emu_args); \
+		return nbt_harness_run(argc, argv); \
+	}
+#endif
 
 #endif

@@ -65,13 +65,13 @@ TEST_F_TIMEOUT(suspend, stops_and_resumes_the_cycle, 180)
 
 	if (access("/sys/power/pm_test", W_OK))
 		SKIP(return, "no /sys/power/pm_test (CONFIG_PM_DEBUG)");
-	ASSERT_EQ(1, nb_wait_ready(self->t.dev, 20000));
-	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	ASSERT_EQ(1, nb_wait_ready(self->t.dev, NBT_MS(20000)));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(15000)));
 	snprintf(delay, sizeof(delay), "%d", PM_TEST_DELAY_S);
 	ASSERT_EQ(0, sysfs_write("/sys/module/suspend/parameters/pm_test_delay", delay));
 	ASSERT_EQ(0, sysfs_write("/sys/power/pm_test", "devices"));
 	nbt_skip_to_newest(self->t.dev);
-	ASSERT_EQ(1, nb_next(self->t.dev, &prev, 3000));
+	ASSERT_EQ(1, nb_next(self->t.dev, &prev, NBT_MS(3000)));
 	lost = nb_lost(self->t.dev);
 
 	EXPECT_EQ(0, sysfs_write("/sys/power/state", "freeze"));
@@ -80,7 +80,7 @@ TEST_F_TIMEOUT(suspend, stops_and_resumes_the_cycle, 180)
 
 	/* Every record from before the suspend to 1 s after it. */
 	while (prev.out_submit_ns < resumed_ns + 1000000000ull && n++ < 5000) {
-		ASSERT_EQ(1, nb_next(self->t.dev, &rec, 5000));
+		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(5000)));
 		if (rec.out_submit_ns - prev.out_submit_ns > gap_ns) {
 			gap_ns = rec.out_submit_ns - prev.out_submit_ns;
 			gap_ticks = rec.cycle - prev.cycle;
@@ -99,7 +99,7 @@ TEST_F_TIMEOUT(suspend, stops_and_resumes_the_cycle, 180)
 	/* ...and the timer did not tick through it (12 ms: 250 ticks). */
 	EXPECT_GE(64 + 2, gap_ticks);
 	/* The boards run again (resumed, or started over if reset-resumed). */
-	EXPECT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 20000));
+	EXPECT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(20000)));
 	/*
 	 * No transfer errors: timeouts are the suspend's own, and an overrun
 	 * (the previous cycle still in flight) is the emulated machine's
@@ -107,7 +107,7 @@ TEST_F_TIMEOUT(suspend, stops_and_resumes_the_cycle, 180)
 	 */
 	EXPECT_EQ(0, (int)(rec.errors & ~(NAOBODY_ERR_TIMEOUT | NAOBODY_ERR_OVERRUN)));
 	/* ...but the cycle must get back to clean records soon after. */
-	for (n = 0; n < 500 && nb_next(self->t.dev, &rec, 5000) == 1 && rec.errors; n++)
+	for (n = 0; n < 500 && nb_next(self->t.dev, &rec, NBT_MS(5000)) == 1 && rec.errors; n++)
 		;
 	EXPECT_EQ(0, (int)rec.errors) {
 		TH_LOG("no record without errors in the %d after the resume's second", n);
@@ -147,8 +147,8 @@ TEST_F_TIMEOUT(suspend, a_suspend_tries_a_limp_frame_first, 180)
 
 	if (access("/sys/power/pm_test", W_OK))
 		SKIP(return, "no /sys/power/pm_test (CONFIG_PM_DEBUG)");
-	ASSERT_EQ(1, nb_wait_ready(self->t.dev, 20000));
-	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 15000));
+	ASSERT_EQ(1, nb_wait_ready(self->t.dev, NBT_MS(20000)));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(15000)));
 	/* Success is logged at debug level: make it show. */
 	nbt_sh("echo 'module naobody +p' > /sys/kernel/debug/dynamic_debug/control 2>/dev/null");
 	before = suspend_limp_lines();
@@ -160,7 +160,7 @@ TEST_F_TIMEOUT(suspend, a_suspend_tries_a_limp_frame_first, 180)
 	EXPECT_EQ(0, sysfs_write("/sys/power/pm_test", "none"));
 	EXPECT_EQ(before + 1, suspend_limp_lines());
 	nbt_sh("dmesg | grep 'last frame (stiffness 0) before suspending' | tail -1");
-	EXPECT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, 20000));
+	EXPECT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, NBT_MS(20000)));
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

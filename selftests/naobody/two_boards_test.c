@@ -37,9 +37,10 @@ FIXTURE(two) {
 
 FIXTURE_SETUP(two)
 {
-	struct nb_emu_options oa = { .socket = "/run/nbemu-a.sock", .quiet = 1 };
+	struct nb_emu_options oa = { .socket = "/run/nbemu-a.sock", .quiet = 1,
+				     .timeout_ms = NBT_MS(10000) };
 	struct nb_emu_options ob = { .socket = "/run/nbemu-b.sock", .args = emu_b_args,
-				     .quiet = 1 };
+				     .quiet = 1, .timeout_ms = NBT_MS(10000) };
 
 	/* dummy_hcd with a second UDC: loaded again if an earlier test left it. */
 	nbt_sh("rmmod naobody 2>/dev/null");
@@ -50,8 +51,8 @@ FIXTURE_SETUP(two)
 	ASSERT_STRNE(self->a.host_dev, self->b.host_dev);
 	ASSERT_EQ(0, nbt_sh("modprobe naobody"));
 	self->module_loaded = true;
-	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, 10000));
-	ASSERT_EQ(0, nbt_wait_path("/dev/naobody1", true, 10000));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody", true, NBT_MS(10000)));
+	ASSERT_EQ(0, nbt_wait_path("/dev/naobody1", true, NBT_MS(10000)));
 	self->d[0] = nb_open("/dev/naobody", 0);
 	self->d[1] = nb_open("/dev/naobody1", 0);
 	ASSERT_NE(NULL, self->d[0]);
@@ -71,7 +72,7 @@ FIXTURE_TEARDOWN(two)
 	nbt_sh("rmmod dummy_hcd 2>/dev/null");
 }
 
-TEST_F(two, each_board_has_its_own_device)
+TEST_F_TIMEOUT(two, each_board_has_its_own_device, NBT_TIMEOUT)
 {
 	struct nb_device *a = device_of(self->d, CHEST_A), *b = device_of(self->d, CHEST_B);
 	struct naobody_record rec;
@@ -84,28 +85,34 @@ TEST_F(two, each_board_has_its_own_device)
 	nbt_skip_to_newest(a);
 	nbt_skip_to_newest(b);
 	for (int i = 0; i < 20; i++) {
-		ASSERT_EQ(1, nb_next(a, &rec, 3000));
-		ASSERT_EQ(1, nb_next(b, &rec, 3000));
+		ASSERT_EQ(1, nb_next(a, &rec, NBT_MS(3000)));
+		ASSERT_EQ(1, nb_next(b, &rec, NBT_MS(3000)));
 	}
 	/* The emulators count a frame once their loop took it: let them. */
-	EXPECT_EQ(0, nb_emu_wait_frames(&self->a, 20, 3000));
-	EXPECT_EQ(0, nb_emu_wait_frames(&self->b, 20, 3000));
+	EXPECT_EQ(0, nb_emu_wait_frames(&self->a, 20, NBT_MS(3000)));
+	EXPECT_EQ(0, nb_emu_wait_frames(&self->b, 20, NBT_MS(3000)));
 	ASSERT_EQ(0, nb_emu_stats(&self->a, &sa));
 	ASSERT_EQ(0, nb_emu_stats(&self->b, &sb));
 	EXPECT_LE(20u, sa.frames);
 	EXPECT_LE(20u, sb.frames);
-	/* A sensor set on one board shows on its device only. */
+	/*
+	 * A sensor set on one board shows on its device (in one of its next
+	 * records: counted, not timed), and not on the other's.
+	 */
 	ASSERT_EQ(0, nb_emu_set(&self->b, "gyroscope", 0, 1234));
-	usleep(200000);
-	nbt_skip_to_newest(a);
 	nbt_skip_to_newest(b);
-	ASSERT_EQ(1, nb_next(b, &rec, 3000));
+	for (int i = 0; i < 200; i++) {
+		ASSERT_EQ(1, nb_next(b, &rec, NBT_MS(3000)));
+		if (rec.sensors.gyroscope[0] == 1234)
+			break;
+	}
 	EXPECT_EQ(1234, rec.sensors.gyroscope[0]);
-	ASSERT_EQ(1, nb_next(a, &rec, 3000));
+	nbt_skip_to_newest(a);
+	ASSERT_EQ(1, nb_next(a, &rec, NBT_MS(3000)));
 	EXPECT_NE(1234, rec.sensors.gyroscope[0]);
 }
 
-TEST_F(two, a_stop_holds_one_body_only)
+TEST_F_TIMEOUT(two, a_stop_holds_one_body_only, NBT_TIMEOUT)
 {
 	struct nb_device *a = device_of(self->d, CHEST_A), *b = device_of(self->d, CHEST_B);
 
@@ -119,7 +126,7 @@ TEST_F(two, a_stop_holds_one_body_only)
 	EXPECT_EQ(0, nb_rearm(b));
 }
 
-TEST_F(two, one_unplugged_leaves_the_other_running)
+TEST_F_TIMEOUT(two, one_unplugged_leaves_the_other_running, NBT_TIMEOUT)
 {
 	struct nb_device *a = device_of(self->d, CHEST_A), *b = device_of(self->d, CHEST_B);
 	const char *b_node = b == self->d[0] ? "/dev/naobody" : "/dev/naobody1";
@@ -129,22 +136,22 @@ TEST_F(two, one_unplugged_leaves_the_other_running)
 	ASSERT_NE(NULL, a);
 	ASSERT_NE(NULL, b);
 	ASSERT_EQ(0, nb_emu_disconnect(&self->b));
-	ASSERT_EQ(0, nbt_wait_path(b_node, false, 5000));
+	ASSERT_EQ(0, nbt_wait_path(b_node, false, NBT_MS(5000)));
 	/* Its records so far can still be read; then it is gone. */
 	nbt_skip_to_newest(b);
-	EXPECT_EQ(-ENODEV, nb_next(b, &rec, 1000));
+	EXPECT_EQ(-ENODEV, nb_next(b, &rec, NBT_MS(1000)));
 	/* The other board never noticed. */
 	nbt_skip_to_newest(a);
 	for (int i = 0; i < 20; i++)
-		ASSERT_EQ(1, nb_next(a, &rec, 3000));
+		ASSERT_EQ(1, nb_next(a, &rec, NBT_MS(3000)));
 
 	/* Plugged back: the same name again, a working device. */
 	ASSERT_EQ(0, nb_emu_connect(&self->b));
-	ASSERT_EQ(0, nbt_wait_path(b_node, true, 10000));
+	ASSERT_EQ(0, nbt_wait_path(b_node, true, NBT_MS(10000)));
 	again = nb_open(b_node, 0);
 	ASSERT_NE(NULL, again);
 	EXPECT_EQ(CHEST_B, nb_info(again)->chest_version);
-	EXPECT_EQ(1, nb_next(again, &rec, 3000));
+	EXPECT_EQ(1, nb_next(again, &rec, NBT_MS(3000)));
 	nb_close(again);
 }
 
@@ -250,7 +257,7 @@ static int command_stiff(struct nb_device *ctl)
  * A stop on a file whose device is gone reaches the body by its body id
  * too, at its new port: before, only a device at the same port was found.
  */
-TEST_F(moved, a_stop_on_a_stale_file_finds_the_body_at_another_port)
+TEST_F_TIMEOUT(moved, a_stop_on_a_stale_file_finds_the_body_at_another_port, NBT_TIMEOUT)
 {
 	struct nb_device *stale = self->d, *moved;
 	uint32_t reason = 0;
@@ -271,7 +278,7 @@ TEST_F(moved, a_stop_on_a_stale_file_finds_the_body_at_another_port)
  * controller's stiffness reaches none of its boards, until REARM. Before,
  * its boards were shaken hands with and stiffened.
  */
-TEST_F(moved, a_body_whose_id_is_unread_is_held_while_a_body_is_stopped)
+TEST_F_TIMEOUT(moved, a_body_whose_id_is_unread_is_held_while_a_body_is_stopped, NBT_TIMEOUT)
 {
 	struct nb_emu_stats st;
 	struct nb_device *moved;
@@ -302,4 +309,4 @@ TEST_F(moved, a_body_whose_id_is_unread_is_held_while_a_body_is_stopped)
 	nb_close(moved);
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN

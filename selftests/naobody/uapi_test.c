@@ -2,6 +2,11 @@
 /*
  * Every input check of /dev/naobody, one error path per test, each call
  * otherwise valid (botching-up-ioctls.rst): the errno a user gets.
+ *
+ * The tests share one device, set up once before the first
+ * (NBT_HARNESS_MAIN_SHARED): each must leave the module as it found it.
+ * A test that changes it (a stop, a parameter, the board gone) needs a
+ * fixture of its own, with its own nbt_up().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +28,7 @@ FIXTURE(uapi) {
 
 FIXTURE_SETUP(uapi)
 {
-	ASSERT_EQ(0, nbt_up(&self->t, NULL, NULL));
+	ASSERT_EQ(0, nbt_shared(&self->t));
 	self->ctl = open("/dev/naobody", O_RDWR);
 	ASSERT_LE(0, self->ctl);
 	ASSERT_EQ(0, ioctl(self->ctl, NAOBODY_IOC_CLAIM));
@@ -38,7 +43,6 @@ FIXTURE_TEARDOWN(uapi)
 {
 	close(self->ctl);
 	close(self->ro);
-	nbt_down(&self->t);
 }
 
 /* The call fails with exactly this errno. */
@@ -48,12 +52,12 @@ FIXTURE_TEARDOWN(uapi)
 	EXPECT_EQ(err, errno);			\
 } while (0)
 
-TEST_F(uapi, a_valid_command_is_taken)
+TEST_F_TIMEOUT(uapi, a_valid_command_is_taken, NBT_TIMEOUT)
 {
 	EXPECT_EQ((ssize_t)sizeof(self->cmd), write(self->ctl, &self->cmd, sizeof(self->cmd)));
 }
 
-TEST_F(uapi, write_without_the_role_is_eperm)
+TEST_F_TIMEOUT(uapi, write_without_the_role_is_eperm, NBT_TIMEOUT)
 {
 	int fd = open("/dev/naobody", O_RDWR);
 
@@ -62,19 +66,19 @@ TEST_F(uapi, write_without_the_role_is_eperm)
 	close(fd);
 }
 
-TEST_F(uapi, write_of_a_wrong_size_is_einval)
+TEST_F_TIMEOUT(uapi, write_of_a_wrong_size_is_einval, NBT_TIMEOUT)
 {
 	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd) - 8));
 }
 
-TEST_F(uapi, command_size_field_must_match)
+TEST_F_TIMEOUT(uapi, command_size_field_must_match, NBT_TIMEOUT)
 {
 	self->cmd.size = sizeof(self->cmd) + 8;
 	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
 }
 
 /* A newer, larger struct: its tail must be zero; then it is taken. */
-TEST_F(uapi, a_larger_command_with_a_zero_tail_is_taken)
+TEST_F_TIMEOUT(uapi, a_larger_command_with_a_zero_tail_is_taken, NBT_TIMEOUT)
 {
 	uint8_t buf[sizeof(self->cmd) + 16] = { 0 };
 
@@ -85,7 +89,7 @@ TEST_F(uapi, a_larger_command_with_a_zero_tail_is_taken)
 	EXPECT_ERRNO(E2BIG, write(self->ctl, buf, sizeof(buf)));
 }
 
-TEST_F(uapi, a_command_larger_than_a_page_is_einval)
+TEST_F_TIMEOUT(uapi, a_command_larger_than_a_page_is_einval, NBT_TIMEOUT)
 {
 	static uint8_t buf[8192];
 
@@ -95,7 +99,7 @@ TEST_F(uapi, a_command_larger_than_a_page_is_einval)
 }
 
 /* Like an out-of-range stiffness: refused, not clamped. */
-TEST_F(uapi, a_position_outside_the_wire_is_einval)
+TEST_F_TIMEOUT(uapi, a_position_outside_the_wire_is_einval, NBT_TIMEOUT)
 {
 	self->cmd.set.position[NAOBODY_L_KNEE_PITCH] = NAOBODY_POSITION_MAX + 1;
 	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
@@ -107,7 +111,7 @@ TEST_F(uapi, a_position_outside_the_wire_is_einval)
 }
 
 /* GET_INFO of a newer, larger struct: filled as far as the kernel knows. */
-TEST_F(uapi, info_of_any_size_from_the_first_says_what_it_filled)
+TEST_F_TIMEOUT(uapi, info_of_any_size_from_the_first_says_what_it_filled, NBT_TIMEOUT)
 {
 	union {
 		struct naobody_info info;
@@ -129,7 +133,7 @@ TEST_F(uapi, info_of_any_size_from_the_first_says_what_it_filled)
 }
 
 /* O_EXCL means nothing to a character device: no role comes with it. */
-TEST_F(uapi, o_excl_does_not_claim_the_controller)
+TEST_F_TIMEOUT(uapi, o_excl_does_not_claim_the_controller, NBT_TIMEOUT)
 {
 	int fd = open("/dev/naobody", O_RDWR | O_EXCL);
 
@@ -138,48 +142,48 @@ TEST_F(uapi, o_excl_does_not_claim_the_controller)
 	close(fd);
 }
 
-TEST_F(uapi, unknown_command_flags_are_eopnotsupp)
+TEST_F_TIMEOUT(uapi, unknown_command_flags_are_eopnotsupp, NBT_TIMEOUT)
 {
 	self->cmd.flags |= 1U << 20;
 	EXPECT_ERRNO(EOPNOTSUPP, write(self->ctl, &self->cmd, sizeof(self->cmd)));
 }
 
-TEST_F(uapi, command_reserved_must_be_zero)
+TEST_F_TIMEOUT(uapi, command_reserved_must_be_zero, NBT_TIMEOUT)
 {
 	self->cmd.reserved = 1;
 	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
 }
 
-TEST_F(uapi, stiffness_above_1000_is_einval)
+TEST_F_TIMEOUT(uapi, stiffness_above_1000_is_einval, NBT_TIMEOUT)
 {
 	self->cmd.set.stiffness[NAOBODY_L_KNEE_PITCH] = NAOBODY_STIFFNESS_MAX + 1;
 	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
 }
 
-TEST_F(uapi, unknown_sonar_bits_are_einval)
+TEST_F_TIMEOUT(uapi, unknown_sonar_bits_are_einval, NBT_TIMEOUT)
 {
 	self->cmd.set.sonar = 4;
 	EXPECT_ERRNO(EINVAL, write(self->ctl, &self->cmd, sizeof(self->cmd)));
 }
 
-TEST_F(uapi, claim_needs_write_access)
+TEST_F_TIMEOUT(uapi, claim_needs_write_access, NBT_TIMEOUT)
 {
 	EXPECT_ERRNO(EBADF, ioctl(self->ro, NAOBODY_IOC_CLAIM));
 }
 
-TEST_F(uapi, release_without_the_role_is_eperm)
+TEST_F_TIMEOUT(uapi, release_without_the_role_is_eperm, NBT_TIMEOUT)
 {
 	EXPECT_ERRNO(EPERM, ioctl(self->ro, NAOBODY_IOC_RELEASE));
 }
 
-TEST_F(uapi, stop_reserved_must_be_zero)
+TEST_F_TIMEOUT(uapi, stop_reserved_must_be_zero, NBT_TIMEOUT)
 {
 	struct naobody_stop stop = { .reason = NAOBODY_STOP_TOOL, .reserved = 1 };
 
 	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_STOP, &stop));
 }
 
-TEST_F(uapi, stop_reason_out_of_range_is_einval)
+TEST_F_TIMEOUT(uapi, stop_reason_out_of_range_is_einval, NBT_TIMEOUT)
 {
 	struct naobody_stop stop = { .reason = __NAOBODY_STOP_MAX };
 
@@ -193,9 +197,10 @@ TEST_F_TIMEOUT(uapi, prefs_in_a_short_buffer_is_enospc_with_the_size, 90)
 
 	/*
 	 * Wait for the driver to have read the block: on a slow machine the
-	 * start-up's read may fail, and the retries read it later.
+	 * start-up's read may fail, and the retries read it later, up to
+	 * 32 s apart (the debug tier's took more than 60 s).
 	 */
-	for (int waited = 0; waited < 600; waited++) {
+	for (int waited = 0; waited < 600 * nbt_time_scale(); waited++) {
 		ASSERT_EQ(0, nb_refresh_info(self->t.dev));
 		if (nb_info(self->t.dev)->calibration == NAOBODY_CALIB_READ)
 			break;
@@ -206,7 +211,7 @@ TEST_F_TIMEOUT(uapi, prefs_in_a_short_buffer_is_enospc_with_the_size, 90)
 	EXPECT_EQ(NAOBODY_PREFS_SIZE, p.size);
 }
 
-TEST_F(uapi, prefs_flags_in_must_be_zero)
+TEST_F_TIMEOUT(uapi, prefs_flags_in_must_be_zero, NBT_TIMEOUT)
 {
 	uint8_t block[NAOBODY_PREFS_SIZE];
 	struct naobody_prefs p = {
@@ -216,7 +221,7 @@ TEST_F(uapi, prefs_flags_in_must_be_zero)
 	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_GET_PREFS, &p));
 }
 
-TEST_F(uapi, boards_entry_size_must_match)
+TEST_F_TIMEOUT(uapi, boards_entry_size_must_match, NBT_TIMEOUT)
 {
 	struct naobody_board b[4];
 	struct naobody_boards bs = {
@@ -226,7 +231,7 @@ TEST_F(uapi, boards_entry_size_must_match)
 	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_GET_BOARDS, &bs));
 }
 
-TEST_F(uapi, boards_report_the_count_beyond_the_room)
+TEST_F_TIMEOUT(uapi, boards_report_the_count_beyond_the_room, NBT_TIMEOUT)
 {
 	struct naobody_board b[2];
 	struct naobody_boards bs = {
@@ -238,21 +243,21 @@ TEST_F(uapi, boards_report_the_count_beyond_the_room)
 	EXPECT_LT(2u, bs.count);
 }
 
-TEST_F(uapi, chest_id_slot_out_of_range_is_einval)
+TEST_F_TIMEOUT(uapi, chest_id_slot_out_of_range_is_einval, NBT_TIMEOUT)
 {
 	struct naobody_chest_id id = { .slot = NAOBODY_CHEST_ID_SLOTS };
 
 	EXPECT_ERRNO(EINVAL, ioctl(self->ro, NAOBODY_IOC_GET_CHEST_ID, &id));
 }
 
-TEST_F(uapi, chest_mode_unknown_op_is_eopnotsupp)
+TEST_F_TIMEOUT(uapi, chest_mode_unknown_op_is_eopnotsupp, NBT_TIMEOUT)
 {
 	struct naobody_chest_mode m = { .op = __NAOBODY_CHEST_MODE_MAX };
 
 	EXPECT_ERRNO(EOPNOTSUPP, ioctl(self->ro, NAOBODY_IOC_CHEST_MODE, &m));
 }
 
-TEST_F(uapi, chest_mode_reserved_must_be_zero)
+TEST_F_TIMEOUT(uapi, chest_mode_reserved_must_be_zero, NBT_TIMEOUT)
 {
 	struct naobody_chest_mode m = { .op = NAOBODY_CHEST_QUERY_BOOTLOADER, .reserved = 1 };
 
@@ -260,7 +265,7 @@ TEST_F(uapi, chest_mode_reserved_must_be_zero)
 }
 
 /* In a child that gave up root: the state-changing requests are EPERM. */
-TEST_F(uapi, state_changing_requests_need_cap_sys_admin)
+TEST_F_TIMEOUT(uapi, state_changing_requests_need_cap_sys_admin, NBT_TIMEOUT)
 {
 	struct naobody_chest_mode m = { .op = NAOBODY_CHEST_LED_START };
 	struct naobody_harakiri h = { .op = NAOBODY_HARAKIRI_POWER_OFF };
@@ -282,19 +287,19 @@ TEST_F(uapi, state_changing_requests_need_cap_sys_admin)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-TEST_F(uapi, harakiri_unknown_op_is_eopnotsupp)
+TEST_F_TIMEOUT(uapi, harakiri_unknown_op_is_eopnotsupp, NBT_TIMEOUT)
 {
 	struct naobody_harakiri h = { .op = 7 };
 
 	EXPECT_ERRNO(EOPNOTSUPP, ioctl(self->ro, NAOBODY_IOC_HARAKIRI, &h));
 }
 
-TEST_F(uapi, unknown_ioctl_is_enotty)
+TEST_F_TIMEOUT(uapi, unknown_ioctl_is_enotty, NBT_TIMEOUT)
 {
 	EXPECT_ERRNO(ENOTTY, ioctl(self->ro, _IO(NAOBODY_IOC_MAGIC, 0x1f)));
 }
 
-TEST_F(uapi, the_ring_cannot_be_mapped_writable)
+TEST_F_TIMEOUT(uapi, the_ring_cannot_be_mapped_writable, NBT_TIMEOUT)
 {
 	size_t len = nb_info(self->t.dev)->ring_size;
 
@@ -311,7 +316,7 @@ TEST_F(uapi, the_ring_cannot_be_mapped_writable)
  * clearing stands in the way (the VFS would allow it): a shared and a
  * private read-only mapping, then mprotect.
  */
-TEST_F(uapi, a_read_only_mapping_cannot_be_made_writable)
+TEST_F_TIMEOUT(uapi, a_read_only_mapping_cannot_be_made_writable, NBT_TIMEOUT)
 {
 	size_t len = nb_info(self->t.dev)->ring_size;
 	static const int kinds[] = { MAP_SHARED, MAP_PRIVATE };
@@ -328,7 +333,7 @@ TEST_F(uapi, a_read_only_mapping_cannot_be_made_writable)
 	}
 }
 
-TEST_F(uapi, the_ring_maps_only_from_offset_0_and_within_its_size)
+TEST_F_TIMEOUT(uapi, the_ring_maps_only_from_offset_0_and_within_its_size, NBT_TIMEOUT)
 {
 	size_t len = nb_info(self->t.dev)->ring_size;
 
@@ -338,11 +343,11 @@ TEST_F(uapi, the_ring_maps_only_from_offset_0_and_within_its_size)
 	EXPECT_EQ(EINVAL, errno);
 }
 
-TEST_F(uapi, read_into_a_short_buffer_is_einval)
+TEST_F_TIMEOUT(uapi, read_into_a_short_buffer_is_einval, NBT_TIMEOUT)
 {
 	struct naobody_record rec;
 
 	EXPECT_ERRNO(EINVAL, read(self->ro, &rec, sizeof(rec) - 1));
 }
 
-TEST_HARNESS_MAIN
+NBT_HARNESS_MAIN_SHARED(NULL, NULL)

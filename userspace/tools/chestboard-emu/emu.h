@@ -45,7 +45,8 @@
 #define EMU_MAX_WAVES		32
 #define EMU_PENDING_MAX		64	/* queued request answers */
 
-#define EMU_SILENT_MS		100	/* a silent hold's end: past 20 ms */
+#define EMU_SILENT_MS		100	/* a silent hold's end: past 20 ms (default) */
+#define EMU_RECONNECT_MS	1000	/* a harakiri reset's return (default) */
 #define EMU_EP0_TIMEOUT_MS	50	/* longest an ep0 answer may block */
 #define EMU_MIN_ANSWER		65	/* see exchange.c: dummy_hcd's FIFO */
 
@@ -74,6 +75,8 @@ struct emu_opts {
 	uint16_t product;
 	uint32_t version;		/* 0x02's answer, big endian on the wire */
 	int ack_wait_ms;		/* how long 0x14 waits for its frame */
+	int silent_ms;			/* how long a silent cycle holds 0x14 */
+	int reconnect_ms;		/* a harakiri reset: bound again after */
 	int in_size;			/* what the host reads: answer limit */
 	int record;			/* frames kept */
 	int iso;
@@ -239,7 +242,6 @@ struct emu {
 	struct emu_client client[EMU_MAX_CLIENTS];
 	uint64_t timer[__T_MAX];	/* deadlines, CLOCK_MONOTONIC ns; 0 off */
 	unsigned int storm_left, storm_down_ms, storm_up_ms;
-	int reconnect_ms;		/* after a harakiri reset */
 	uint8_t harakiri_op;
 };
 

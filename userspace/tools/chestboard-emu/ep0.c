@@ -21,8 +21,8 @@
  * would stall it. Any event FunctionFS adds meanwhile cancels the held
  * setup, which the answer's write() then reports (EIDRM); the events are
  * read when the hold ends. A silent hold (the silence misbehaviour) ends
- * when the next frame arrives or after EMU_SILENT_MS, past the host's
- * 20 ms timeout.
+ * when the next frame arrives or after --silent-ms (EMU_SILENT_MS by
+ * default), past the host's 20 ms timeout.
  *
  * Answering a setup blocks in FunctionFS until the host has taken the
  * data (or the status stage); if the host gave up on the request it
@@ -159,7 +159,7 @@ static void hold(struct emu *e, const struct usb_ctrlrequest *s, bool silent)
 	e->hold_silent = silent;
 	e->held_setup = *s;
 	emu_timer_set(e, T_ACK, emu_now() + 1000000ull *
-		      (uint64_t)(silent ? EMU_SILENT_MS : e->opt.ack_wait_ms));
+		      (uint64_t)(silent ? e->opt.silent_ms : e->opt.ack_wait_ms));
 	watch(e, false);
 }
 

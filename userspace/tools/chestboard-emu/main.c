@@ -45,6 +45,9 @@ static const char usage[] =
 "      --bulk-packet N     the bulk endpoints' wMaxPacketSize in the descriptors\n"
 "                          (default 64, the real board's; for a host's checks)\n"
 "      --ack-wait MS       how long a 0x14 waits for its frame (default 20)\n"
+"      --silent-ms MS      how long the silence misbehaviour holds a 0x14\n"
+"                          unanswered, if no frame comes (default 100)\n"
+"      --reconnect-ms MS   a harakiri reset binds again after MS (default 1000)\n"
 "      --in-size BYTES     what the host reads per answer (default 512)\n"
 "      --record N          command frames kept for 'frames' (default 8192)\n"
 "      --all-boards        every board sends its data without a start command\n"
@@ -151,7 +154,7 @@ static void fire(struct emu *e, enum emu_timer t, uint64_t now)
 		emu_log(e, 1, "harakiri: %s", e->harakiri_op ? "reset" : "power off");
 		usb_unbind(e);
 		if (e->harakiri_op == NAOBODY_HARAKIRI_RESET)
-			emu_timer_set(e, T_RECONNECT, now + e->reconnect_ms * 1000000ull);
+			emu_timer_set(e, T_RECONNECT, now + e->opt.reconnect_ms * 1000000ull);
 		break;
 	default:
 		break;
@@ -201,7 +204,7 @@ static int number(const char *s, long lo, long hi, long *v)
 	return errno || end == s || *end || *v < lo || *v > hi ? -1 : 0;
 }
 
-enum { O_CHEST_VERSION = 256, O_BOARD_VERSION, O_BODY_ID, O_ACK_WAIT,
+enum { O_CHEST_VERSION = 256, O_BOARD_VERSION, O_BODY_ID, O_ACK_WAIT, O_SILENT_MS, O_RECONNECT_MS,
        O_IN_SIZE, O_RECORD, O_ALL_BOARDS, O_NO_FOLLOW, O_PHYSICS, O_PHYSICS_HOST, O_ISO,
        O_READY_FD, O_MISBEHAVE, O_PRODUCT_STRING, O_BULK_PACKET, O_VERSION };
 
@@ -239,6 +242,8 @@ static int options(struct emu *e, int argc, char **argv)
 		{ "board-version", required_argument, NULL, O_BOARD_VERSION },
 		{ "body-id", required_argument, NULL, O_BODY_ID },
 		{ "ack-wait", required_argument, NULL, O_ACK_WAIT },
+		{ "silent-ms", required_argument, NULL, O_SILENT_MS },
+		{ "reconnect-ms", required_argument, NULL, O_RECONNECT_MS },
 		{ "in-size", required_argument, NULL, O_IN_SIZE },
 		{ "record", required_argument, NULL, O_RECORD },
 		{ "all-boards", no_argument, NULL, O_ALL_BOARDS },
@@ -264,6 +269,7 @@ static int options(struct emu *e, int argc, char **argv)
 	*o = (struct emu_opts) {
 		.name = "chestboard", .udc = "dummy_udc.0", .socket = NB_EMU_SOCKET,
 		.product = 0x0006, .version = 0x00020029, .ack_wait_ms = 20,
+		.silent_ms = EMU_SILENT_MS, .reconnect_ms = EMU_RECONNECT_MS,
 		.in_size = NB_IN_FRAME_MAX, .record = 8192,
 		.board_version = 10, .ready_fd = -1, .follow = 1,
 		.body_id = "P0000073A07SEMU00042",
@@ -303,9 +309,19 @@ static int options(struct emu *e, int argc, char **argv)
 			o->body_id = optarg;
 			break;
 		case O_ACK_WAIT:
-			if (number(optarg, 0, 1000, &v))
-				bad = "--ack-wait: 0 to 1000 ms";
+			if (number(optarg, 0, 10000, &v))
+				bad = "--ack-wait: 0 to 10000 ms";
 			o->ack_wait_ms = (int)v;
+			break;
+		case O_SILENT_MS:
+			if (number(optarg, 1, 10000, &v))
+				bad = "--silent-ms: 1 to 10000 ms";
+			o->silent_ms = (int)v;
+			break;
+		case O_RECONNECT_MS:
+			if (number(optarg, 0, 60000, &v))
+				bad = "--reconnect-ms: 0 to 60000 ms";
+			o->reconnect_ms = (int)v;
 			break;
 		case O_IN_SIZE:
 			if (number(optarg, 64, NB_FRAME_MAX, &v))
@@ -410,7 +426,6 @@ static int start(struct emu *e)
 		if (err)
 			return err;
 	}
-	e->reconnect_ms = 1000;
 
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
 	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
