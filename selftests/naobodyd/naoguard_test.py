@@ -14,6 +14,7 @@ default real-time priority, and the stop while naobodyd is frozen is
 proven where it matters: stiffness 0 in the frames the chest board
 emulator received, with the latency from the UDP packet."""
 
+import fcntl
 import os
 import signal
 import socket
@@ -40,9 +41,11 @@ _shim_error = None
 
 
 def build_shim():
-    """Once, before the first test that needs it (tests run side by side)."""
+    """Once, before the first test that needs it (tests run side by side, in
+    processes of their own: the file lock keeps the others from a half-built one)."""
     global _shim_error
-    with _shim_lock:
+    with _shim_lock, open(SHIM + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if os.path.exists(SHIM):
             return
         if _shim_error:
