@@ -18,8 +18,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import msgpack  # noqa: E402
-from nbtest import (LATE, LOLA_JOINT_NAMES, REAL, Client, Daemon, EmuBody, Lola, Tap,  # noqa: E402
-                    TestFailure, check, check_not_fallen, frame, free_port, note, wait_for)
+from nbtest import (LATE, LOLA_JOINT_NAMES, REAL, WAIT, Client, Daemon, EmuBody, Lola,  # noqa: E402
+                    Tap, TestFailure, check, check_not_fallen, frame, free_port, note, wait_for)
 
 tap = Tap()
 
@@ -78,6 +78,45 @@ def awake(d):
     return c
 
 
+def stiff_legs(c, d):
+    """The legs stiff at the body, heartbeating meanwhile. Waited for, not
+    sampled once: on naobody.ko a stall of the whole VM longer than the
+    driver's controller_timeout_ms dips the board's stiffness for a moment."""
+    wait_for(lambda: c.send("Heartbeat") or d.body.legs_stiffness() > 0.9, 2 + LATE,
+             "the legs stiff at the body")
+
+
+def states_a_cycle(c, d, seconds):
+    """(fewest, most) States a body cycle this controller got over about
+    seconds: those naobodyd stamped between two readings of the simulator's
+    cycle count, over the cycles between. naobodyd's rate is in cycles (a
+    State is due every 1 / (rate x period) cycles), so no stall of this
+    client or of the machine moves it; the two ends are where each reading
+    fell between its request and its reply."""
+    def mark():
+        asked = time.time()
+        cycle = int(d.sim_status()["cycle"])
+        return asked, time.time(), cycle
+    a0, b0, c0 = mark()
+    got = c.heartbeat_for(seconds)
+    a1, b1, c1 = mark()
+    # Every State stamped before the second reading, the last on its way.
+    end = time.monotonic() + WAIT
+    while not any("State" in m and m["State"]["time"] > b1 for m in got):
+        check(time.monotonic() < end, f"no State after the window for {WAIT} s")
+        got += c.heartbeat_for(0.05)
+    times = [m["State"]["time"] for m in got if "State" in m]
+    return (sum(b0 < t <= a1 for t in times) / (c1 - c0),
+            sum(a0 < t <= b1 for t in times) / (c1 - c0))
+
+
+def cycle_gap(d):
+    """The simulated body's worst gap between two command writes, in s,
+    since the last "cycle reset": the body loop's own measure."""
+    fields = dict(kv.split("=", 1) for kv in d.control("cycle").split()[1:])
+    return int(fields["worst_gap_us"]) / 1e6
+
+
 # ---- handshake ---------------------------------------------------------------
 
 @tap.test(real=True)
@@ -115,16 +154,16 @@ def hello_version_mismatch():
 def hello_timeout():
     """Handshake: no Hello within 2 s closes the connection, a partial frame too"""
     with Daemon() as d:
+        # Before the connect: naobodyd's 2 s start at its accept, after it.
+        t0 = time.monotonic()
         silent = Client(d)
         partial = Client(d)
         partial.send_raw(frame({"Hello": {"version": 1, "client": "slow"}})[:7])
-        t0 = time.monotonic()
-        check(not silent.closed(1.7), "closed before 2 s")
-        check(silent.closed(1.5), "still open after 3.2 s")
+        check(silent.closed(2 + 2 + LATE), f"still open after {time.monotonic() - t0:.2f} s")
         elapsed = time.monotonic() - t0
-        check(1.9 <= elapsed <= 3.2, f"closed after {elapsed:.2f} s")
-        check(partial.closed(0.5), "a partial Hello kept the connection")
-        check(d.log().count("no Hello within 2 s") == 2, "log lines")
+        check(elapsed >= 2.0, f"closed after {elapsed:.2f} s, before 2 s")
+        check(partial.closed(1 + LATE), "a partial Hello kept the connection")
+        wait_for(lambda: d.log().count("no Hello within 2 s") == 2, WAIT, "two log lines")
 
 
 @tap.test
@@ -140,8 +179,8 @@ def hello_errors():
                               ({"Hello": {"version": 1, "client": 5}}, "Hello.client")]:
             c = Client(d)
             c.send(first)
-            check(c.closed(1), f"{first!r} first: not closed")
-            wait_for(lambda: logged in d.log(), 1, f"log line '{logged}'")
+            check(c.closed(WAIT), f"{first!r} first: not closed")
+            wait_for(lambda: logged in d.log(), WAIT, f"log line '{logged}'")
         # A struct may come as an array of its fields (rmp-serde without names).
         c = Client(d)
         c.send({"Hello": [1, "positional"]})
@@ -154,8 +193,8 @@ def hello_twice():
     with Daemon() as d:
         c = ready(d)
         c.send({"Hello": {"version": 1, "client": "again"}})
-        wait_for(lambda: "Hello after the handshake: ignored" in d.log(), 1, "the log line")
-        c.state(timeout=1)
+        wait_for(lambda: "Hello after the handshake: ignored" in d.log(), WAIT, "the log line")
+        c.state(timeout=WAIT)
 
 
 # ---- the controller ------------------------------------------------------------
@@ -171,12 +210,12 @@ def controller_replacement():
         a.state()
         b = Client(d)
         b.hello("second")
-        check(a.closed(1), "the first client was not disconnected")
+        check(a.closed(WAIT), "the first client was not disconnected")
         check("replaced as the controller" in d.log(), "no log line")
         got = b.heartbeat_for(0.6)
         check(not [m for m in got if "State" in m], "States before Subscribe")
         b.send({"Subscribe": {"state": True}})
-        b.state(timeout=1)
+        b.state(timeout=WAIT)
         lurker.close()
 
 
@@ -263,7 +302,9 @@ def state_units():
             return  # state_counts checks the rest against the emulator's counts
         # Standing: the body's mass on the feet, in kg.
         c.send({"Power": "Wake"})
-        s = settle(c, 2.6)
+        c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial", 4 + LATE,
+                "standing after Wake")
+        s = settle(c, 0.2)
         total = sum(s["left_foot_pressure"]) + sum(s["right_foot_pressure"])
         check(4.5 < total < 6.5, f"standing foot pressure {total} kg")
         check(any(a > 0 for a in s["joint_currents"]), "stiff joints draw current")
@@ -277,7 +318,7 @@ def state_joint_order():
         lola.send({})  # an empty map: keeps every effector
         pos = lola.read()["Position"]
         lola.close()
-        wait_for(lambda: "lola: client 1 disconnected" in d.log(), 2, "LoLA to go")
+        wait_for(lambda: "lola: client 1 disconnected" in d.log(), WAIT, "LoLA to go")
         c = ready(d)
         s = c.state()
         jp = s["joint_positions"]
@@ -299,21 +340,16 @@ def state_rate():
     with Daemon() as d:
         c = ready(d)
         c.state()
-        got = [m["State"] for m in c.heartbeat_for(1.5) if "State" in m]
-        span = got[-1]["time"] - got[0]["time"]
-        # The rates are told apart with room for a loaded machine; their
-        # precision is the benchmark's business, not a test's.
-        check(18 <= len(got) <= 34, f"{len(got)} States in 1.5 s at the default rate")
-        check(12 < (len(got) - 1) / span < 23, f"{(len(got) - 1) / span:.1f} Hz")
-        c.send({"Subscribe": {"state": True, "rate": 83.3}})
-        c.heartbeat_for(0.2)
-        got = [m["State"] for m in c.heartbeat_for(1.2) if "State" in m]
-        span = got[-1]["time"] - got[0]["time"]
-        check(55 < (len(got) - 1) / span < 90, f"{(len(got) - 1) / span:.1f} Hz at 83.3")
-        c.send({"Subscribe": {"state": True, "rate": 5}})
-        c.heartbeat_for(0.3)
-        n = len([m for m in c.heartbeat_for(1.6) if "State" in m])
-        check(4 <= n <= 10, f"{n} States in 1.6 s at rate 5")
+        # Counted a body cycle (12 ms): 20 Hz is 0.24 a cycle, 83.3 one,
+        # 5 Hz 0.06. The rates in Hz are the benchmark's (naobodyd_bench.py).
+        for rate, low, high, seconds in ((None, 0.2, 0.3, 1.5), (83.3, 0.9, 1.0, 1.2),
+                                         (5, 0.045, 0.08, 2.0)):
+            if rate:
+                c.send({"Subscribe": {"state": True, "rate": rate}})
+                c.heartbeat_for(0.3)
+            fewest, most = states_a_cycle(c, d, seconds)
+            check(most >= low and fewest <= high, f"rate {rate or 'by default'}: "
+                  f"{fewest:.3f} to {most:.3f} States a cycle, not {low} to {high}")
         c.send({"Subscribe": {"state": False}})
         c.heartbeat_for(0.2)
         check(not [m for m in c.heartbeat_for(0.5) if "State" in m], "States after state: false")
@@ -384,7 +420,7 @@ def state_counts():
         check(abs(bat["charge"] - 0.55) < 1e-6 and abs(bat["current"] + 2.345) < 1e-6
               and bat["charging"] is False, f"battery {bat}")
         c.close()
-        wait_for(lambda: "disconnected" in d.log(), 2, "the client to go")
+        wait_for(lambda: "disconnected" in d.log(), WAIT, "the client to go")
 
         # The same counts on the LoLA socket, in LoLA's orders.
         lola = Lola(d)
@@ -443,7 +479,7 @@ def wake_waits_for_the_calibration():
             check(s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff",
                   f"woken without a calibration: {s['primary_state']} {s['motion']}")
             check(d.body.legs_stiffness() == 0, f"legs stiffness {d.body.legs_stiffness()}")
-            wait_for(lambda: "Wake refused: the body's calibration" in d.log(), 1, "the reason")
+            wait_for(lambda: "Wake refused: the body's calibration" in d.log(), WAIT, "the reason")
             check("--allow-uncalibrated" in d.log(), "the log does not name the override")
             if REAL:
                 d.body.release_calibration()
@@ -451,7 +487,7 @@ def wake_waits_for_the_calibration():
             c.send({"Power": "Wake"})
             c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial",
                     4 + LATE, "standing after Wake")
-            check(d.body.legs_stiffness() > 0.9, f"legs stiffness {d.body.legs_stiffness()}")
+            stiff_legs(c, d)
     finally:
         if REAL:
             body.release_calibration()
@@ -476,27 +512,26 @@ def power_wake_rest():
         check(s["primary_state"] == "Unstiff" and s["fall_state"] == d.body.start_fall_state,
               f"start {s}")
         c.send({"Power": "Wake"})
-        states = [m["State"] for m in c.heartbeat_for(2.8 + LATE) if "State" in m]
+        s = c.until(lambda s: s["primary_state"] == "Initial" and s["motion"] == "Stand",
+                    6 + LATE, "woken and standing")
+        states = [m["State"] for m in c.seen if "State" in m]
         knees = [(s["time"], s["joint_positions"][J["left_knee_pitch"]]) for s in states]
         # No jump: at most 0.05 rad in a 12 ms cycle (a late cycle may carry more).
         speed = max(abs(b - a) / max(tb - ta, 0.012) for (ta, a), (tb, b) in zip(knees, knees[1:]))
         check(speed < 0.05 / 0.012, f"a knee moved at {speed:.2f} rad/s")
         check("Animation" in [s["primary_state"] for s in states], "no Animation while waking")
-        s = states[-1]
-        check(s["primary_state"] == "Initial" and s["motion"] == "Stand", f"woken {s['motion']}")
         check(abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, "standing knees")
         check(s["fall_state"] == "Upright", s["fall_state"])
-        check(d.body.legs_stiffness() > 0.9, f"legs stiffness {d.body.legs_stiffness()}")
+        stiff_legs(c, d)
         c.send({"Power": "Rest"})
-        states = [m["State"] for m in c.heartbeat_for(3.5 + LATE) if "State" in m]
-        motions = [s["motion"] for s in states]
+        s = c.until(lambda s: s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff",
+                    6 + LATE, "rested")
+        motions = [m["State"]["motion"] for m in c.seen if "State" in m]
         check("SitDown" in motions, f"Rest did not sit first: {set(motions)}")
-        s = states[-1]
-        check(s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff", f"rested {s['motion']}")
         check(s["fall_state"] == "Sitting", f"rested {s['fall_state']}")
-        check(d.body.knees() > 1.6, f"the body's knees at {d.body.knees():.2f} rad")
+        wait_for(lambda: d.body.knees() > 1.6, WAIT, "the body's knees folded")
         check_not_fallen(d, "it fell while resting")
-        check(d.body.legs_stiffness() < 0.01, "still stiff")
+        wait_for(lambda: d.body.legs_stiffness() < 0.01, WAIT, "the legs limp at the body")
 
 
 @tap.test(real=True)
@@ -527,7 +562,7 @@ def motion_poses():
         c.send({"Motion": "SitDown"})
         s = c.until(lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting"
                     and s["primary_state"] == "Playing", 4 + LATE, "sitting, stiff, on request")
-        check(d.body.legs_stiffness() > 0.9, "limp after SitDown")
+        stiff_legs(c, d)  # not limp after SitDown
 
 
 @tap.test
@@ -536,10 +571,9 @@ def motion_head():
     with Daemon() as d:
         c = awake(d)
         c.send({"Motion": {"Stand": {"head": {"LookAt": {"x": 1.0, "y": 1.0}}}}})
-        s = settle(c, 1.0)
-        yaw, pitch = s["joint_positions"][0], s["joint_positions"][1]
-        check(abs(yaw - math.pi / 4) < 0.03, f"LookAt yaw {yaw}")
-        check(abs(pitch - math.atan2(0.5, math.sqrt(2))) < 0.03, f"LookAt pitch {pitch}")
+        c.until(lambda s: abs(s["joint_positions"][0] - math.pi / 4) < 0.03 and
+                abs(s["joint_positions"][1] - math.atan2(0.5, math.sqrt(2))) < 0.03, 3 + LATE,
+                "the head looking at (1, 1): yaw pi/4, pitch atan2(0.5, sqrt 2)")
         c.send({"Motion": {"Stand": {"head": "LookAround"}}})
         # A +-1 rad sweep every 5 s: both ends within a period or so.
         yaws = []
@@ -547,11 +581,10 @@ def motion_head():
         def swept(s):
             yaws.append(s["joint_positions"][0])
             return max(yaws) > 0.9 and min(yaws) < -0.9
-        c.until(swept, 8, "a LookAround sweep")
+        c.until(swept, 8 + LATE, "a LookAround sweep")
         check(max(yaws) < 1.01 and min(yaws) > -1.01, f"LookAround from {min(yaws)} to {max(yaws)}")
         c.send({"Motion": {"Stand": {"head": "Center"}}})
-        s = settle(c, 1.5)
-        check(abs(s["joint_positions"][0]) < 0.01, "Center")
+        c.until(lambda s: abs(s["joint_positions"][0]) < 0.01, 3 + LATE, "the head centred")
 
 
 @tap.test
@@ -561,7 +594,7 @@ def motion_walk():
         c = awake(d)
         c.send({"Motion": {"WalkTo": {"x": 0.3, "y": 0.1, "turn_to": 0.5, "speed": "Fast",
                                       "head": "Center"}}})
-        s = c.until(lambda s: s["motion"] == "Walk", 2, "Walk")
+        s = c.until(lambda s: s["motion"] == "Walk", 2 + LATE, "Walk")
         check(s["primary_state"] == "Playing", s["primary_state"])
         c.until(lambda s: s["motion"] == "Stand", 6, "arrival")
         x, y, th = map(float, d.sim_status()["odometry"].split(","))
@@ -575,7 +608,7 @@ def motion_walk():
         x2 = float(d.sim_status()["odometry"].split(",")[0])
         check(x2 - x1 > 0.1, f"WalkToward moved {x2 - x1:.3f} m in 1 s")
         c.send({"Motion": {"Stand": {"head": "Center"}}})
-        c.until(lambda s: s["motion"] == "Stand", 1, "Stand")
+        c.until(lambda s: s["motion"] == "Stand", 1 + LATE, "Stand")
         c.heartbeat_for(0.2)
         x3 = float(d.sim_status()["odometry"].split(",")[0])
         c.heartbeat_for(0.5)
@@ -611,7 +644,7 @@ def motion_falls_win():
         c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", 4,
                 "ArmsUp")
         d.control("push front")
-        c.until(lambda s: s["motion"] == "FallProtection", 1, "FallProtection")
+        c.until(lambda s: s["motion"] == "FallProtection", 3 + LATE, "FallProtection")
         seen = c.seen
         # The get-up's keys (poses.c), which the kinematic body plays too:
         # about 10 s from the push on a quiet machine.
@@ -718,8 +751,8 @@ def audio_and_cameras():
                           ({"Subscribe": {"state": True, "rate": 0}}, "Subscribe.rate")]:
             c = ready(d)  # log lines are rate-limited per client
             c.send(bad)
-            wait_for(lambda: what in d.log(), 1, f"log line '{what}'")
-            c.state(timeout=1)  # still connected, still subscribed
+            wait_for(lambda: what in d.log(), WAIT, f"log line '{what}'")
+            c.state(timeout=WAIT)  # still connected, still subscribed
 
 
 # ---- events ------------------------------------------------------------------------
@@ -763,19 +796,27 @@ def events_scripted():
     import tempfile
     from nbtest import binary
     with tempfile.NamedTemporaryFile("w", suffix=".sim", delete=False) as f:
-        f.write("# a scripted press\n0.8 touch head_rear 1\n1.1 touch head_rear 0\n"
-                "1.1 sonar 0.4 0.6   # same time, in order\n")
+        # Times from the simulator's start: 2 s leave a loaded machine room
+        # to start naobodyd and connect before the press.
+        f.write("# a scripted press\n2.0 touch head_rear 1\n2.3 touch head_rear 0\n"
+                "2.3 sonar 0.4 0.6   # same time, in order\n")
         script = f.name
     try:
+        spawned = time.time()  # the simulator's clock starts after this
         with Daemon("--sim-script", script) as d:
-            c = ready(d)
-            t0 = time.monotonic()
-            check(c.event("Touch", timeout=2) == {"sensor": "HeadRear", "pressed": True},
+            c = ready(d, rate=83.3)
+            check(not c.state()["touch"]["head_rear"], "connected after the scripted press")
+            check(c.event("Touch", timeout=5 + LATE) == {"sensor": "HeadRear", "pressed": True},
                   "press")
-            check(c.event("Touch", timeout=1) == {"sensor": "HeadRear", "pressed": False},
+            pressed = c.state(pred=lambda s: s["touch"]["head_rear"], what="pressed")["time"]
+            check(c.event("Touch", timeout=5 + LATE) == {"sensor": "HeadRear", "pressed": False},
                   "release")
-            check(time.monotonic() - t0 < 1.5, "late")
-            c.until(lambda s: abs(s["sonar"]["left"] - 0.4) < 1e-6, 1, "the scripted sonar")
+            s = c.until(lambda s: not s["touch"]["head_rear"], WAIT, "the release in State")
+            # Neither before its time, on the daemon's stamps.
+            check(pressed - spawned > 2.0 and s["time"] - spawned > 2.3,
+                  f"pressed {pressed - spawned:.3f} s and released {s['time'] - spawned:.3f} s "
+                  "after naobodyd was started, before the script's 2.0 and 2.3 s")
+            check(abs(s["sonar"]["left"] - 0.4) < 1e-6, "the scripted sonar not with the release")
         with open(script, "w") as f:
             f.write("1.0 touch chest 1\n0.5 touch chest 0\n")
         r = subprocess.run([binary("naobodyd"), "--sim-script", script, "--port", "0",
@@ -837,8 +878,8 @@ def bad_input_malformed():
         for data, why in cases:
             c = ready(d)
             c.send_raw(struct.pack(">I", len(data)) + data)
-            check(c.closed(1), f"{data[:8]!r}: still open")
-            wait_for(lambda: why in d.log(), 1, f"log '{why}'")
+            check(c.closed(WAIT), f"{data[:8]!r}: still open")
+            wait_for(lambda: why in d.log(), WAIT, f"log '{why}'")
         rss = int([ln for ln in open(f"/proc/{d.proc.pid}/status")
                    if ln.startswith("VmRSS")][0].split()[1])
         check(rss < 16 * 1024, f"RSS {rss} kB after malformed frames")
@@ -850,17 +891,17 @@ def bad_input_limit():
     with Daemon() as d:
         c = ready(d)
         c.send_raw(struct.pack(">I", 8 * 1024 * 1024 + 1))
-        check(c.closed(1), "an 8 MiB + 1 header kept the connection")
+        check(c.closed(WAIT), "an 8 MiB + 1 header kept the connection")
         check("8388609 bytes is over the 8 MiB limit" in d.log(), "log")
         c = ready(d)
         c.send_raw(struct.pack(">I", 0xffffffff) + b"\x00" * 1000)
-        check(c.closed(1), "a 4 GiB header kept the connection")
+        check(c.closed(WAIT), "a 4 GiB header kept the connection")
         c = ready(d)
         body = msgpack.packb({"Dance": b"\x00" * (8 * 1024 * 1024 - 16)}, use_bin_type=True)
         check(len(body) <= 8 * 1024 * 1024, "test frame too big")
         c.send_raw(struct.pack(">I", len(body)) + body)
         wait_for(lambda: 'unknown variant "Dance"' in d.log(), 3, "the 8 MiB frame")
-        c.state(timeout=1)  # still there
+        c.state(timeout=WAIT)  # still there
         # Speaker: every frame the spec allows, however many samples (each
         # checked without an object per sample), in each of its shapes.
         for m in ({"Speaker": {"samples": [-32768, 32767] * (150 * 1024)}},
@@ -872,7 +913,7 @@ def bad_input_limit():
         c.send({"Speaker": {"samples": [0] * (300 * 1024) + [40000]}})
         wait_for(lambda: "Speaker.samples[307200]: 40000 is out of range" in d.log(), 5,
                  "the bad sample named")
-        c.state(timeout=1)  # still there
+        c.state(timeout=WAIT)  # still there
         check("too many values" not in d.log() and "disconnected" not in
               d.log().split("8 MiB limit")[-1], d.log())
         # Too many values in a frame of another kind: refused before msgpack-c allocates.
@@ -889,19 +930,19 @@ def bad_input_unknown():
         for i in range(40):
             c.send({"Dance": {"style": i}})
         c.send(5)
-        c.state(timeout=1)
+        c.state(timeout=WAIT)
         c.heartbeat_for(0.3)
         log = d.log()
         lines = [ln for ln in log.splitlines() if "ignored" in ln and "Dance" in ln]
         check(1 <= len(lines) <= 5, f"{len(lines)} log lines for 40 unknown variants")
         c = ready(d)
         c.send({"Subscribe": {"state": True, "colour": "red", "rate": 83.3}})
-        wait_for(lambda: "unknown fields ignored: Subscribe.colour" in d.log(), 1, "the field")
+        wait_for(lambda: "unknown fields ignored: Subscribe.colour" in d.log(), WAIT, "the field")
         c.heartbeat_for(0.2)
-        n = len([m for m in c.heartbeat_for(1.0) if "State" in m])
-        # 20 Hz unless the rate was taken, 83.3 if it was; a machine that
-        # stalls (~100 ms at a time on a loaded 2-core host) loses some.
-        check(n > 40, f"Subscribe with an unknown field was not applied ({n} States/s)")
+        # 0.24 States a cycle (20 Hz) unless the rate was taken, 1 if it was.
+        fewest, most = states_a_cycle(c, d, 1.0)
+        check(most > 0.6, f"Subscribe with an unknown field was not applied "
+              f"({fewest:.2f} to {most:.2f} States a cycle)")
 
 
 @tap.test
@@ -912,19 +953,24 @@ def slow_client():
         c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
         c.hello()
         c.send({"Subscribe": {"state": True, "rate": 83.3}})
+        d.control("cycle reset")
         before = int(d.sim_status()["cycle"])
-        t0 = time.monotonic()
         time.sleep(2.0)  # reading nothing
-        cycles = int(d.sim_status()["cycle"]) - before
-        check(cycles > 0.8 * (time.monotonic() - t0) / 0.012, f"{cycles} cycles in 2 s")
+        # The body loop went on: a cycle that waited for this client would
+        # stop for as long as it does not read (2 s), not for a freeze.
+        gap = cycle_gap(d)
+        check(gap < 1.0, f"the body loop stopped for {gap:.2f} s")
         ages = []
-        while time.monotonic() - t0 < 3.0:
-            m = c.recv(1)
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            m = c.recv()
             if "State" in m:
                 ages.append(time.time() - m["State"]["time"])
-        generated = (time.monotonic() - t0) / 0.012
-        check(len(ages) < 0.7 * generated, f"{len(ages)} States of {generated:.0f} got through")
-        check(ages[-1] < 0.05, f"the newest State is {ages[-1]:.3f} s old")
+        generated = int(d.sim_status()["cycle"]) - before
+        # A State a cycle was due; what queued while it did not read was
+        # replaced, not kept to come late.
+        check(len(ages) < 0.7 * generated, f"{len(ages)} States of {generated} got through")
+        check(min(ages) < 0.1, f"no fresh State once it read: the newest {min(ages):.3f} s old")
         check(d.alive(), "naobodyd died")
 
 

@@ -40,12 +40,17 @@ BODY = os.environ.get("NBTEST_BODY", "sim")
 if BODY not in ("sim", "real"):
     sys.exit(f"NBTEST_BODY={BODY}: expected sim or real")
 REAL = BODY == "real"
-# Seconds a deadline may slip on this body: the VM runs the driver's cycle
-# under QEMU TCG on a shared machine, where a cycle is sometimes late by
-# tens of ms, and the debug kernel runs it about NBVM_TIME_SCALE times
-# slower. Lower bounds (nothing before its time) never move.
+# Seconds a deadline may slip. In the VM: the driver's cycle runs under
+# QEMU TCG on a shared machine, where a cycle is sometimes late by tens of
+# ms, and the debug kernel runs it about NBVM_TIME_SCALE times slower. On
+# the host: a shared 2-core machine stops ~100 ms at a time under load, and
+# these tests run niced beside builds and VMs; a second is ten such stops
+# (Documentation/dev/build-and-test.rst). LATE goes only on a bound that a
+# hang reaches, never on one that a defect misses by less: those count the
+# daemon's cycles or compare its stamps. Lower bounds (nothing before its
+# time) never move.
 TIME_SCALE = float(os.environ.get("NBVM_TIME_SCALE", "1"))
-LATE = float(os.environ.get("NBTEST_LATE", str(TIME_SCALE) if REAL else "0"))
+LATE = float(os.environ.get("NBTEST_LATE", str(TIME_SCALE) if REAL else "1"))
 # A wait for a message that should come at once: its bound grows with the
 # slowdown (a bound, not a speed check: rates are the benchmarks' business).
 WAIT = 3 * TIME_SCALE
