@@ -337,8 +337,12 @@ class Daemon:
                 except OSError:
                     pass
                 if self.real:
-                    # Cleaning up, not testing: naobody.ko's ramp lets the
-                    # body go (EmuBody.prepare() waits for it).
+                    # Cleaning up, not testing: a stop latched first makes
+                    # the next frame limp, where naobody.ko's ramp after the
+                    # kill would take its second (EmuBody.prepare() waits
+                    # for limp, and rearms).
+                    subprocess.run([binary("naoctl"), "stop"], capture_output=True,
+                                   timeout=10 * TIME_SCALE)
                     self.proc.kill()
                     self.proc.wait()
                 self.stop()
