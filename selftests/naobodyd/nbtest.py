@@ -263,7 +263,7 @@ class Daemon:
         self.proc = subprocess.Popen(self.args, stdout=self.log_file,
                                      stderr=subprocess.STDOUT)
 
-    def wait_ready(self, timeout=10):
+    def wait_ready(self, timeout=10 * (1 + LATE)):
         def up():
             if self.proc.poll() is not None:
                 log = self.log()
