@@ -19,7 +19,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import msgpack  # noqa: E402
 from nbtest import (LATE, LOLA_JOINT_NAMES, REAL, WAIT, Client, Daemon, EmuBody, Lola,  # noqa: E402
-                    Tap, TestFailure, check, check_not_fallen, frame, free_port, note, wait_for)
+                    Tap, TestFailure, check, check_not_fallen, frame, free_port,
+                    lockstep_daemon, note, wait_for)
 
 tap = Tap()
 
@@ -73,9 +74,20 @@ def settle(c, seconds):
 def awake(d):
     c = ready(d)
     c.send({"Power": "Wake"})
-    c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
-            and s["fall_state"] == "Upright", 4 + LATE, "standing after Wake")
+    c.until_body(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
+                 and s["fall_state"] == "Upright", 4 + LATE, "standing after Wake")
     return c
+
+
+def body_for(c, seconds):
+    """Heartbeat until seconds of the body's time (State's) have passed; the
+    last State."""
+    start = []
+
+    def passed(s):
+        start[:] = start or [s["time"]]
+        return s["time"] - start[0] >= seconds
+    return c.until_body(passed, seconds + 1, f"{seconds} s of the body's time")
 
 
 def stiff_legs(c, d):
@@ -342,7 +354,9 @@ def state_rate():
         c.state()
         # Counted a body cycle (12 ms): 20 Hz is 0.24 a cycle, 83.3 one,
         # 5 Hz 0.06. The rates in Hz are the benchmark's (naobodyd_bench.py).
-        for rate, low, high, seconds in ((None, 0.2, 0.3, 1.5), (83.3, 0.9, 1.0, 1.2),
+        # (At most one a wake-up of the network thread, which a starved
+        # machine runs less than once a cycle: 0.86 has been seen at 83.3.)
+        for rate, low, high, seconds in ((None, 0.2, 0.3, 1.5), (83.3, 0.6, 1.0, 1.2),
                                          (5, 0.045, 0.08, 2.0)):
             if rate:
                 c.send({"Subscribe": {"state": True, "rate": rate}})
@@ -506,26 +520,30 @@ def allow_uncalibrated():
 @tap.test(real=True)
 def power_wake_rest():
     """Power: Wake stiffens and stands smoothly; Rest sits first, then goes limp"""
-    with Daemon() as d:
+    # The simulated body in lockstep: a joint's step a cycle is its own,
+    # not the machine's (a starved cycle steps the kinematic joints further).
+    with lockstep_daemon() as d:
         c = ready(d, rate=83.3)
         s = c.state()
         check(s["primary_state"] == "Unstiff" and s["fall_state"] == d.body.start_fall_state,
               f"start {s}")
         c.send({"Power": "Wake"})
-        s = c.until(lambda s: s["primary_state"] == "Initial" and s["motion"] == "Stand",
-                    6 + LATE, "woken and standing")
+        s = c.until_body(lambda s: s["primary_state"] == "Initial" and s["motion"] == "Stand",
+                         6 + LATE, "woken and standing")
         states = [m["State"] for m in c.seen if "State" in m]
         knees = [(s["time"], s["joint_positions"][J["left_knee_pitch"]]) for s in states]
         # No jump: at most 0.05 rad in a 12 ms cycle (a late cycle may carry more).
         speed = max(abs(b - a) / max(tb - ta, 0.012) for (ta, a), (tb, b) in zip(knees, knees[1:]))
         check(speed < 0.05 / 0.012, f"a knee moved at {speed:.2f} rad/s")
         check("Animation" in [s["primary_state"] for s in states], "no Animation while waking")
-        check(abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, "standing knees")
         check(s["fall_state"] == "Upright", s["fall_state"])
+        # The joints follow their targets with a lag: the knees waited for.
+        c.until(lambda s: abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, WAIT,
+                "standing knees")
         stiff_legs(c, d)
         c.send({"Power": "Rest"})
-        s = c.until(lambda s: s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff",
-                    6 + LATE, "rested")
+        s = c.until_body(lambda s: s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff",
+                         6 + LATE, "rested")
         motions = [m["State"]["motion"] for m in c.seen if "State" in m]
         check("SitDown" in motions, f"Rest did not sit first: {set(motions)}")
         check(s["fall_state"] == "Sitting", f"rested {s['fall_state']}")
@@ -544,21 +562,20 @@ def motion_poses():
                     4 + LATE, "ArmsUp")
         check("Animation" in [m["State"]["primary_state"] for m in c.seen if "State" in m],
               "ArmsUp without an Animation on the way")
-        s = settle(c, 0.3)
-        jp = s["joint_positions"]
-        check(jp[J["left_shoulder_pitch"]] < -1.3 and jp[J["right_shoulder_pitch"]] < -1.3,
-              f"arms {jp[J['left_shoulder_pitch']]}, {jp[J['right_shoulder_pitch']]}")
+        # The joints follow their targets with a lag: their pose waited for.
+        c.until(lambda s: s["joint_positions"][J["left_shoulder_pitch"]] < -1.3 and
+                s["joint_positions"][J["right_shoulder_pitch"]] < -1.3, WAIT, "the arms up")
         c.send({"Motion": "Squat"})
         c.until(lambda s: s["motion"] == "Squat" and s["primary_state"] == "Playing", 4 + LATE,
                 "Squat")
-        s = settle(c, 0.3)
-        check(1.3 < s["joint_positions"][J["right_knee_pitch"]] < 1.6, "squat knees")
+        s = c.until(lambda s: 1.3 < s["joint_positions"][J["right_knee_pitch"]] < 1.6, WAIT,
+                    "squat knees")
         check(s["fall_state"] == "Upright", s["fall_state"])
         c.send({"Motion": {"Stand": {"head": "Center"}}})
         c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Playing", 4 + LATE,
                 "Stand")
-        s = settle(c, 0.3)
-        check(abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, "stand knees")
+        c.until(lambda s: abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, WAIT,
+                "stand knees")
         c.send({"Motion": "SitDown"})
         s = c.until(lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting"
                     and s["primary_state"] == "Playing", 4 + LATE, "sitting, stiff, on request")
@@ -590,28 +607,30 @@ def motion_head():
 @tap.test
 def motion_walk():
     """Motion: WalkTo walks the simulated odometry there and stops; WalkToward until Stand"""
-    with Daemon() as d:
+    # In lockstep, on the body's time: the simulated odometry and the
+    # walking engine step by it, whatever the machine's load.
+    with lockstep_daemon() as d:
         c = awake(d)
         c.send({"Motion": {"WalkTo": {"x": 0.3, "y": 0.1, "turn_to": 0.5, "speed": "Fast",
                                       "head": "Center"}}})
-        s = c.until(lambda s: s["motion"] == "Walk", 2 + LATE, "Walk")
+        s = c.until_body(lambda s: s["motion"] == "Walk", 2, "Walk")
         check(s["primary_state"] == "Playing", s["primary_state"])
-        c.until(lambda s: s["motion"] == "Stand", 6, "arrival")
+        c.until_body(lambda s: s["motion"] == "Stand", 6, "arrival")
         x, y, th = map(float, d.sim_status()["odometry"].split(","))
         check(abs(x - 0.3) < 0.03 and abs(y - 0.1) < 0.03, f"odometry {x}, {y}")
         check(abs(th - 0.5) < 0.04, f"heading {th}")
         c.send({"Motion": {"WalkToward": {"x": 1.0, "y": 0.0, "speed": "Normal",
                                           "head": "Center"}}})
-        c.heartbeat_for(1.0)
+        body_for(c, 1.0)
         x1 = float(d.sim_status()["odometry"].split(",")[0])
-        c.heartbeat_for(1.0)
+        body_for(c, 1.0)
         x2 = float(d.sim_status()["odometry"].split(",")[0])
         check(x2 - x1 > 0.1, f"WalkToward moved {x2 - x1:.3f} m in 1 s")
         c.send({"Motion": {"Stand": {"head": "Center"}}})
-        c.until(lambda s: s["motion"] == "Stand", 1 + LATE, "Stand")
-        c.heartbeat_for(0.2)
+        c.until_body(lambda s: s["motion"] == "Stand", 1, "Stand")
+        body_for(c, 0.2)
         x3 = float(d.sim_status()["odometry"].split(",")[0])
-        c.heartbeat_for(0.5)
+        body_for(c, 0.5)
         check(abs(float(d.sim_status()["odometry"].split(",")[0]) - x3) < 1e-3, "still walking")
 
 
@@ -638,18 +657,20 @@ def motion_walk_real():
 @tap.test
 def motion_falls_win():
     """Falls: falling wins over the request; the simulated body gets up again"""
-    with Daemon() as d:
+    # In lockstep, on the body's time: the kinematic body's fall and get-up
+    # step by it (a loaded machine once got it sitting, not up).
+    with lockstep_daemon() as d:
         c = awake(d)
         c.send({"Motion": "ArmsUp"})
-        c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", 4,
-                "ArmsUp")
+        c.until_body(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", 4,
+                     "ArmsUp")
         d.control("push front")
-        c.until(lambda s: s["motion"] == "FallProtection", 3 + LATE, "FallProtection")
+        c.until_body(lambda s: s["motion"] == "FallProtection", 1, "FallProtection")
         seen = c.seen
         # The get-up's keys (poses.c), which the kinematic body plays too:
-        # about 10 s from the push on a quiet machine.
-        c.until(lambda s: s["motion"] == "ArmsUp" and s["fall_state"] == "Upright"
-                and s["primary_state"] == "Playing", 20 + LATE, "up again, arms up")
+        # about 10 s from the push.
+        c.until_body(lambda s: s["motion"] == "ArmsUp" and s["fall_state"] == "Upright"
+                     and s["primary_state"] == "Playing", 20, "up again, arms up")
         seen += c.seen
         falls = [m["Event"]["Fall"]["state"] for m in seen if "Event" in m
                  and "Fall" in m["Event"]]
@@ -950,27 +971,27 @@ def slow_client():
     """A client that does not read never holds up the cycle; newer States replace older"""
     with Daemon() as d:
         c = Client(d)
-        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         c.hello()
         c.send({"Subscribe": {"state": True, "rate": 83.3}})
         d.control("cycle reset")
-        before = int(d.sim_status()["cycle"])
-        time.sleep(2.0)  # reading nothing
+        time.sleep(3.0)  # reading nothing
         # The body loop went on: a cycle that waited for this client would
-        # stop for as long as it does not read (2 s), not for a freeze.
+        # stop for as long as it does not read (3 s), not for a freeze.
         gap = cycle_gap(d)
         check(gap < 1.0, f"the body loop stopped for {gap:.2f} s")
-        ages = []
-        end = time.monotonic() + 1.0
-        while time.monotonic() < end:
-            m = c.recv()
-            if "State" in m:
-                ages.append(time.time() - m["State"]["time"])
-        generated = int(d.sim_status()["cycle"]) - before
-        # A State a cycle was due; what queued while it did not read was
-        # replaced, not kept to come late.
-        check(len(ages) < 0.7 * generated, f"{len(ages)} States of {generated} got through")
-        check(min(ages) < 0.1, f"no fresh State once it read: the newest {min(ages):.3f} s old")
+        resumed = time.time()
+        # Reading again: a State made after it arrives (the stream goes on),
+        # and what queued while it did not read was replaced, not kept to
+        # come late: the kernel's buffers hold the first ~40 States, then
+        # the stream jumps to the newest. Kept, it would be a State a cycle
+        # all along. By their stamps, however slowly this client reads.
+        times = []
+        while not times or times[-1] <= resumed:
+            times += [m["State"]["time"] for m in [c.recv(WAIT + LATE)] if "State" in m]
+        jump = max(b - a for a, b in zip(times, times[1:]))
+        check(jump > 1.0, f"no State skipped: {len(times)} States, at most {jump:.3f} s apart, "
+              "came after 3 s unread")
         check(d.alive(), "naobodyd died")
 
 

@@ -54,6 +54,9 @@ LATE = float(os.environ.get("NBTEST_LATE", str(TIME_SCALE) if REAL else "1"))
 # A wait for a message that should come at once: its bound grows with the
 # slowdown (a bound, not a speed check: rates are the benchmarks' business).
 WAIT = 3 * TIME_SCALE
+# The clock's bound on seconds of a simulated body's own time in lockstep
+# (lockstep_daemon()), which a starved machine can stretch many times.
+BODY_HANG = 60 * (1 + LATE)
 DEVICE = os.environ.get("NBTEST_DEVICE", "/dev/naobody")
 
 
@@ -355,6 +358,18 @@ class Daemon:
         return False
 
 
+def lockstep_daemon(*extra, **kw):
+    """A Daemon whose simulated body runs in lockstep: each cycle one period
+    of its time, however late it ran (body_sim.c, NAOBODYD_SIM_LOCKSTEP), so
+    what it does (a get-up, a walk) never depends on how busy the machine
+    is. Its State's time is the body's: wait with Client.until_body()."""
+    os.environ["NAOBODYD_SIM_LOCKSTEP"] = "1"
+    try:
+        return Daemon(*extra, **kw)
+    finally:
+        del os.environ["NAOBODYD_SIM_LOCKSTEP"]
+
+
 def frame(obj):
     body = msgpack.packb(obj, use_bin_type=True)
     return struct.pack(">I", len(body)) + body
@@ -498,6 +513,20 @@ class Client:
                           + (f"{last['motion']}, {last['primary_state']}, {last['fall_state']}"
                              if last else "none")
                           + (f"; Watchdog events on the way: {wd}" if wd else ""))
+
+    def until_body(self, pred, seconds, what):
+        """until(), bounded by seconds of the body's time (State's time) from
+        the first State read, the clock's bound a hang's (BODY_HANG): for a
+        body in lockstep, whose time a busy machine stretches."""
+        first = []
+
+        def done(s):
+            first[:] = first or [s["time"]]
+            check(pred(s) or s["time"] - first[0] <= seconds,
+                  f"not {what} within {seconds} s of the body's time: {s['motion']}, "
+                  f"{s['primary_state']}, {s['fall_state']}")
+            return pred(s)
+        return self.until(done, BODY_HANG, what)
 
     def close(self):
         self.sock.close()

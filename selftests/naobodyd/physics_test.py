@@ -19,7 +19,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from api_test import ready  # noqa: E402
-from nbtest import (LATE, SRCTREE, Daemon, Lola, Tap, binary, check,  # noqa: E402
+from nbtest import (BODY_HANG, LATE, SRCTREE, Daemon, Lola, Tap, binary, check,  # noqa: E402
                     note, wait_for)
 
 tap = Tap()
@@ -32,7 +32,6 @@ GRAVITY = 9.81
 # knee ask for 4.8 times its torque standing up). Windows and waits are in
 # that time (State's time); their bounds on the clock are a hang's.
 os.environ["NAOBODYD_SIM_LOCKSTEP"] = "1"
-HANG = 60 * (1 + LATE)	# s of the clock
 
 # Bounds, stated once. The torso frame stands 0.333 m above the floor with
 # straight legs (the model); Stand bends the knees a little.
@@ -61,25 +60,10 @@ def check_torque(p, when):
           f"{p['torque_asked']:.3f} of its maximum torque")
 
 
-def until_body(c, pred, seconds, what):
-    """Heartbeat until a State satisfies pred, within seconds of the body's
-    time from the first State read; that State (the messages on the way in
-    c.seen)."""
-    first = []
-
-    def done(s):
-        first[:] = first or [s["time"]]
-        check(pred(s) or s["time"] - first[0] <= seconds,
-              f"not {what} within {seconds} s of the body's time: {s['motion']}, "
-              f"{s['primary_state']}, {s['fall_state']}")
-        return pred(s)
-    return c.until(done, HANG, what)
-
-
 def body_window(c, seconds, each=None, send=True):
     """What comes for seconds of the body's time (heartbeating, unless not
     send: a quiet controller); each() between reads, to sample a figure."""
-    got, first, end = [], None, time.monotonic() + HANG
+    got, first, end = [], None, time.monotonic() + BODY_HANG
     while True:
         batch = c.heartbeat_for(0.1) if send else listen(c, 0.1)
         got += batch
@@ -89,15 +73,15 @@ def body_window(c, seconds, each=None, send=True):
         first = first if first is not None or not times else times[0]
         if times and times[-1] - first >= seconds:
             return got
-        check(time.monotonic() < end, f"{seconds} s of the body's time took over {HANG} s")
+        check(time.monotonic() < end, f"{seconds} s of the body's time took over {BODY_HANG} s")
 
 
 # Its own awake(), not api_test's: the physical stand-up is given 5 s.
 def awake(d):
     c = ready(d, "physics_test")
     c.send({"Power": "Wake"})
-    until_body(c, lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
-               and s["fall_state"] == "Upright", 5, "standing after Wake")
+    c.until_body(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
+                 and s["fall_state"] == "Upright", 5, "standing after Wake")
     return c
 
 
@@ -171,7 +155,7 @@ def stop_goes_limp_and_falls():
         c.send("Stop")
         wait_for(d.body.stopped, 2 + LATE, "the death switch at the body")
         d.control("physics reset")
-        took = until_body(c, lambda s: s["fall_state"] == "Fallen", 5, "Fallen after Stop")
+        took = c.until_body(lambda s: s["fall_state"] == "Fallen", 5, "Fallen after Stop")
         took = took["time"] - t0
         seen = fall_events(c.seen)
         check("Falling" in seen and seen[-1] == "Fallen", f"fall events {seen}")
@@ -194,7 +178,7 @@ def pushed_falls_that_way():
             c = awake(d)
             body_window(c, 0.5)
             d.control(f"push {way}")
-            s = until_body(c, lambda s: s["fall_state"] == "Fallen", 5, f"Fallen, pushed {way}")
+            s = c.until_body(lambda s: s["fall_state"] == "Fallen", 5, f"Fallen, pushed {way}")
             check("Falling" in fall_events(c.seen), f"pushed {way}: {fall_events(c.seen)}")
             pitch = s["imu"]["roll_pitch"][1]
             # Past fall.c's falling tilt (0.6 rad) the way it was pushed:
@@ -214,13 +198,13 @@ def watchdog_stands_then_sits():
     with physical() as d:
         c = awake(d)
         c.send({"Motion": "ArmsUp"})
-        until_body(c, lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing",
-                   4, "ArmsUp")
+        c.until_body(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing",
+                     4, "ArmsUp")
         d.control("physics reset")
         c.send("Heartbeat")
         # Until the second stage's sit-down is over and the stiffness goes
         # (its clock, the watchdog's, is never ahead of the body's).
-        seen, end = [], time.monotonic() + HANG
+        seen, end = [], time.monotonic() + BODY_HANG
         while time.monotonic() < end and not any(
                 s["primary_state"] == "Unstiff" for s in states(seen)):
             seen += listen(c, 0.1)
@@ -250,8 +234,8 @@ def sit_down_within_torque():
         body_window(c, 0.5)
         d.control("physics reset")
         c.send({"Motion": "SitDown"})
-        until_body(c, lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting", 6,
-                   "sitting")
+        c.until_body(lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting", 6,
+                     "sitting")
         seen = c.seen + body_window(c, 1.0)
         p = physics(d)
         check(not falls(seen), f"fall events while sitting down: {falls(seen)}")
@@ -291,8 +275,8 @@ def arms_up_and_squat_within_torque():
             d.control("physics reset")
             c.send({"Motion": motion if motion != "Stand" else {"Stand": {"head": "Center"}}})
             heights = []
-            until_body(c, lambda s: s["motion"] == motion and s["primary_state"] == "Playing",
-                       POSE_MOVE + 0.5, motion)
+            c.until_body(lambda s: s["motion"] == motion and s["primary_state"] == "Playing",
+                         POSE_MOVE + 0.5, motion)
             seen = c.seen + body_window(c, POSE_HOLD,
                                         lambda: heights.append(physics(d)["torso_height"]))
             tilts = [tilt(s) for s in states(seen)]
@@ -338,7 +322,7 @@ def feet_carry_the_weight():
         check(abs(lola_total - mass) <= FSR_TOLERANCE * mass,
               f"LoLA FSRs {lola_total:.3f} kg, the model weighs {mass:.3f} kg")
         d.control("lift 1")
-        until_body(c, lambda s: fsr_total(s) < FSR_LIFTED, 2, "the feet off the floor")
+        c.until_body(lambda s: fsr_total(s) < FSR_LIFTED, 2, "the feet off the floor")
         body_window(c, 0.5)
         lifted = states(body_window(c, 0.3))[-1]
         check(fsr_total(lifted) < FSR_LIFTED, f"lifted, the FSRs read {fsr_total(lifted):.3f} kg")
@@ -377,7 +361,7 @@ def obstacle_seen_and_touched():
         p = physics(d)
         # Ahead-left, in the start frame; the torso has moved a little standing up.
         d.control("obstacle 0.80 0.45")
-        until_body(c, lambda s: s["sonar"]["left"] < 2.0, 1, "the left sonar seeing the post")
+        c.until_body(lambda s: s["sonar"]["left"] < 2.0, 1, "the left sonar seeing the post")
         s = states(body_window(c, 0.3))[-1]
         want = math.hypot(0.80 - p["torso_x"], 0.45 - p["torso_y"]) - POST_R
         check(abs(s["sonar"]["left"] - want) < 0.1,
@@ -386,11 +370,11 @@ def obstacle_seen_and_touched():
               f"the right sonar sees the post ahead-left: {s['sonar']['right']:.3f} m")
         check(not any(s["touch"].values()), f"touched standing still: {s['touch']}")
         d.control("touch head_front 1")
-        s = until_body(c, lambda s: s["touch"]["head_front"], 1, "the scripted head touch")
+        s = c.until_body(lambda s: s["touch"]["head_front"], 1, "the scripted head touch")
         d.control("touch head_front 0")
         d.control("obstacle off")
-        s = until_body(c, lambda s: s["sonar"]["left"] > 2.5 and not s["touch"]["head_front"],
-                       1, "the post gone, the head released")
+        s = c.until_body(lambda s: s["sonar"]["left"] > 2.5 and not s["touch"]["head_front"],
+                         1, "the post gone, the head released")
         note(f"post at 0.80, 0.45 m: left sonar {want:.3f} m expected (torso at "
              f"{p['torso_x']:.3f}, {p['torso_y']:.3f})")
 
@@ -427,7 +411,7 @@ def walk_toward_walks():
         c.send({"Motion": {"Stand": {"head": "Center"}}})
         t0 = states(seen)[-1]["time"]
         # Feet together within a step or two, on the body's time.
-        stopped = until_body(c, lambda s: s["motion"] == "Stand", 2, "standing after Stand")
+        stopped = c.until_body(lambda s: s["motion"] == "Stand", 2, "standing after Stand")
         stopped = stopped["time"] - t0
         before = physics(d)
         rest = body_window(c, 1.0)

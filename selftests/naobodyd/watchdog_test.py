@@ -14,8 +14,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from api_test import J, awake, ready  # noqa: E402
-from nbtest import (LATE, REAL, WAIT, Daemon, Tap, check, check_not_fallen, note,  # noqa: E402
-                    wait_for)
+from nbtest import (LATE, REAL, WAIT, Daemon, Tap, TestFailure, check, check_not_fallen,  # noqa: E402
+                    note, wait_for)
 
 tap = Tap()
 
@@ -187,17 +187,30 @@ def sigterm_sits_down_first():
         if REAL:  # what naobodyd left the board
             check(d.body.knees() > 1.6 and d.body.legs_stiffness() == 0,
                   f"knees {d.body.knees():.2f} rad, legs' stiffness {d.body.legs_stiffness()}")
-    with Daemon() as d:
-        awake(d)
-        d.proc.send_signal(signal.SIGTERM)
-        wait_for(lambda: "sitting down and going limp first" in d.log(), WAIT, "the sit-down")
-        t0 = time.monotonic()
-        d.proc.send_signal(signal.SIGTERM)
-        d.proc.wait(2 + LATE)
-        # Stopped at once: before the sit-down (1.3 s or more) was over.
-        tail = d.log().split("sitting down and going limp first")[1]
-        check("fall state Sitting" not in tail, "a second SIGTERM waited for the sit-down")
-        note(f"a second SIGTERM: exit {time.monotonic() - t0:.2f} s after it")
+    # A second SIGTERM during the sit-down (1.3 s or more) stops at once:
+    # no "fall state Sitting" before the exit. naobodyd is frozen while the
+    # second goes in, so the sit-down is where the test saw it; if it was
+    # over by then (this process was late), the case is run again.
+    for attempt in range(3):
+        with Daemon() as d:
+            awake(d)
+            d.proc.send_signal(signal.SIGTERM)
+            wait_for(lambda: "sitting down and going limp first" in d.log(), WAIT,
+                     "the sit-down")
+            os.kill(d.proc.pid, signal.SIGSTOP)
+            try:
+                late = "fall state Sitting" in d.log().split("sitting down and going limp")[1]
+                d.proc.send_signal(signal.SIGTERM)
+            finally:
+                os.kill(d.proc.pid, signal.SIGCONT)
+            d.proc.wait(2 + LATE)
+            if late:
+                continue
+            tail = d.log().split("sitting down and going limp first")[1]
+            check("fall state Sitting" not in tail, "a second SIGTERM waited for the sit-down")
+            break
+    else:
+        raise TestFailure("the sit-down was over before the test could signal again, 3 times")
     with Daemon() as d:  # limp: no delay
         t0 = time.monotonic()
         check(d.stop() == 0, "exit status")
