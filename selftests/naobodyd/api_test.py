@@ -18,9 +18,9 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import msgpack  # noqa: E402
-from nbtest import (LATE, LOLA_JOINT_NAMES, REAL, WAIT, Client, Daemon, EmuBody, Lola,  # noqa: E402
-                    Tap, TestFailure, check, check_not_fallen, frame, free_port,
-                    lockstep_daemon, note, wait_for)
+from nbtest import (BODY_HANG, LATE, LOLA_JOINT_NAMES, REAL, WAIT, Client, Daemon,  # noqa: E402
+                    EmuBody, Lola, Tap, TestFailure, check, check_not_fallen, frame,
+                    free_port, lockstep_daemon, note, wait_for)
 
 tap = Tap()
 
@@ -98,19 +98,23 @@ def stiff_legs(c, d):
              "the legs stiff at the body")
 
 
-def states_a_cycle(c, d, seconds):
+def states_a_cycle(c, d, seconds, states):
     """(fewest, most) States a body cycle this controller got over about
-    seconds: those naobodyd stamped between two readings of the simulator's
-    cycle count, over the cycles between. naobodyd's rate is in cycles (a
-    State is due every 1 / (rate x period) cycles), so no stall of this
-    client or of the machine moves it; the two ends are where each reading
-    fell between its request and its reply."""
+    seconds, and at least states of them: those naobodyd stamped between two
+    readings of the simulator's cycle count, over the cycles between.
+    naobodyd's rate is in cycles (a State is due every 1 / (rate x period)
+    cycles), so no stall of this client or of the machine moves it; the two
+    ends are where each reading fell between its request and its reply."""
     def mark():
         asked = time.time()
         cycle = int(d.sim_status()["cycle"])
         return asked, time.time(), cycle
     a0, b0, c0 = mark()
-    got = c.heartbeat_for(seconds)
+    got, end = c.heartbeat_for(seconds), time.monotonic() + BODY_HANG
+    # A machine that stood still stretches the window, not the count.
+    while sum("State" in m and m["State"]["time"] > b0 for m in got) < states:
+        check(time.monotonic() < end, f"not {states} States in {BODY_HANG} s")
+        got += c.heartbeat_for(0.1)
     a1, b1, c1 = mark()
     # Every State stamped before the second reading, the last on its way.
     end = time.monotonic() + WAIT
@@ -354,14 +358,16 @@ def state_rate():
         c.state()
         # Counted a body cycle (12 ms): 20 Hz is 0.24 a cycle, 83.3 one,
         # 5 Hz 0.06. The rates in Hz are the benchmark's (naobodyd_bench.py).
-        # (At most one a wake-up of the network thread, which a starved
-        # machine runs less than once a cycle: 0.86 has been seen at 83.3.)
-        for rate, low, high, seconds in ((None, 0.2, 0.3, 1.5), (83.3, 0.6, 1.0, 1.2),
-                                         (5, 0.045, 0.08, 2.0)):
+        # The bands leave room below: naobodyd sends at most one State a
+        # wake-up of its network thread, which a starved machine runs less
+        # often than the States are due (0.86 a cycle has been seen at 83.3).
+        for rate, low, high, seconds, states in ((None, 0.12, 0.3, 1.5, 20),
+                                                 (83.3, 0.6, 1.0, 1.2, 60),
+                                                 (5, 0.03, 0.08, 2.0, 8)):
             if rate:
                 c.send({"Subscribe": {"state": True, "rate": rate}})
                 c.heartbeat_for(0.3)
-            fewest, most = states_a_cycle(c, d, seconds)
+            fewest, most = states_a_cycle(c, d, seconds, states)
             check(most >= low and fewest <= high, f"rate {rate or 'by default'}: "
                   f"{fewest:.3f} to {most:.3f} States a cycle, not {low} to {high}")
         c.send({"Subscribe": {"state": False}})
@@ -585,10 +591,12 @@ def motion_poses():
 @tap.test
 def motion_head():
     """Motion: the head modes Center, LookAt and LookAround"""
-    with Daemon() as d:
+    # In lockstep, on the body's time: the head follows its target by the
+    # cycle's time, which a starved machine's long cycles lose (motion.c).
+    with lockstep_daemon() as d:
         c = awake(d)
         c.send({"Motion": {"Stand": {"head": {"LookAt": {"x": 1.0, "y": 1.0}}}}})
-        c.until(lambda s: abs(s["joint_positions"][0] - math.pi / 4) < 0.03 and
+        c.until_body(lambda s: abs(s["joint_positions"][0] - math.pi / 4) < 0.03 and
                 abs(s["joint_positions"][1] - math.atan2(0.5, math.sqrt(2))) < 0.03, 3 + LATE,
                 "the head looking at (1, 1): yaw pi/4, pitch atan2(0.5, sqrt 2)")
         c.send({"Motion": {"Stand": {"head": "LookAround"}}})
@@ -598,10 +606,10 @@ def motion_head():
         def swept(s):
             yaws.append(s["joint_positions"][0])
             return max(yaws) > 0.9 and min(yaws) < -0.9
-        c.until(swept, 8 + LATE, "a LookAround sweep")
+        c.until_body(swept, 8, "a LookAround sweep")
         check(max(yaws) < 1.01 and min(yaws) > -1.01, f"LookAround from {min(yaws)} to {max(yaws)}")
         c.send({"Motion": {"Stand": {"head": "Center"}}})
-        c.until(lambda s: abs(s["joint_positions"][0]) < 0.01, 3 + LATE, "the head centred")
+        c.until_body(lambda s: abs(s["joint_positions"][0]) < 0.01, 3, "the head centred")
 
 
 @tap.test
@@ -961,7 +969,7 @@ def bad_input_unknown():
         wait_for(lambda: "unknown fields ignored: Subscribe.colour" in d.log(), WAIT, "the field")
         c.heartbeat_for(0.2)
         # 0.24 States a cycle (20 Hz) unless the rate was taken, 1 if it was.
-        fewest, most = states_a_cycle(c, d, 1.0)
+        fewest, most = states_a_cycle(c, d, 1.0, 40)
         check(most > 0.6, f"Subscribe with an unknown field was not applied "
               f"({fewest:.2f} to {most:.2f} States a cycle)")
 
@@ -975,11 +983,12 @@ def slow_client():
         c.hello()
         c.send({"Subscribe": {"state": True, "rate": 83.3}})
         d.control("cycle reset")
-        time.sleep(3.0)  # reading nothing
+        time.sleep(5.0)  # reading nothing
         # The body loop went on: a cycle that waited for this client would
-        # stop for as long as it does not read (3 s), not for a freeze.
+        # stop for as long as it does not read (5 s); a niced test beside
+        # two busy loops saw naobodyd stand still 1.6 s.
         gap = cycle_gap(d)
-        check(gap < 1.0, f"the body loop stopped for {gap:.2f} s")
+        check(gap < 3.0, f"the body loop stopped for {gap:.2f} s")
         resumed = time.time()
         # Reading again: a State made after it arrives (the stream goes on),
         # and what queued while it did not read was replaced, not kept to
@@ -991,7 +1000,7 @@ def slow_client():
             times += [m["State"]["time"] for m in [c.recv(WAIT + LATE)] if "State" in m]
         jump = max(b - a for a, b in zip(times, times[1:]))
         check(jump > 1.0, f"no State skipped: {len(times)} States, at most {jump:.3f} s apart, "
-              "came after 3 s unread")
+              "came after 5 s unread")
         check(d.alive(), "naobodyd died")
 
 

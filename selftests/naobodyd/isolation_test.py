@@ -9,6 +9,7 @@ per-connection log line is rate-limited. On the simulated body, which
 counts the gaps between the daemon's writes (its control socket's
 "cycle")."""
 
+import math
 import os
 import socket
 import struct
@@ -142,12 +143,13 @@ def hostile_load_keeps_the_cycle():
              f"writes, {st['late']} later than 1.5 periods, worst gap "
              f"{st['worst_gap_us'] / 1000:.1f} ms")
         check(h.sent >= 3, f"the load did not run: {h.sent} frames")
-        # In the loop's own terms, at a hang's bounds: a stalled loop (1.6 s
-        # per frame before the body had its own thread) stops for seconds,
-        # and a loop that waits on the network is late every cycle; a loaded
-        # 2-core machine stops ~100 ms now and then. The figures are
-        # naobodyd_bench.py's (the body loop, idle and under this load).
-        check(st["worst_gap_us"] < 1_000_000, f"worst gap {st['worst_gap_us']} us")
+        # In the loop's own terms, at a hang's bounds: a loop that waits on
+        # the network (1.6 s a frame before the body had its own thread) is
+        # late every cycle; a loaded 2-core machine stops ~100 ms now and
+        # then, and a niced naobodyd beside two busy loops stood still 1.6 s.
+        # The figures are naobodyd_bench.py's (the body loop, idle and under
+        # this load).
+        check(st["worst_gap_us"] < 3_000_000, f"worst gap {st['worst_gap_us']} us")
         check(st["writes"] > 0, "no write to the body")
         check(st["late"] <= 0.25 * st["writes"], f"{st['late']} late of {st['writes']}")
         ready(d).state()  # and the API still answers
@@ -245,14 +247,18 @@ def idle_connections_never_lock_out():
 def disconnect_lines_rate_limited():
     """A connect/close loop does not write one log line per connection"""
     with Daemon() as d:
+        t0 = time.monotonic()
         for _ in range(200):
             socket.create_connection(("127.0.0.1", d.port), 2).close()
         c = ready(d)
         c.state()
         time.sleep(0.3)
+        # 20 lines a 10 s window (api.c), in each window the loop reached: a
+        # loop that a busy machine stretched past 10 s reaches a second.
+        most = 20 * (1 + math.ceil((time.monotonic() - t0) / 10))
         n = d.log().count("disconnected: closed by the client")
-        check(n <= 25, f"{n} disconnect lines for 200 connections")
-        check("similar lines suppressed" in d.log() or n <= 25, "no note of the suppressed")
+        check(n <= most, f"{n} disconnect lines for 200 connections")
+        check("similar lines suppressed" in d.log() or n <= most, "no note of the suppressed")
 
 
 if __name__ == "__main__":

@@ -252,9 +252,11 @@ def rest_hostile_clients():
         check(api.error is None and lw.error is None,
               f"a stream broke: robot API {api.error!r}, LoLA {lw.error!r}")
         # 12 ms cycles; the robot API's States and LoLA's packets kept coming:
-        # a stream held up by the attack stops for seconds, a freeze for 0.1.
-        check(gap_api < 0.5 * (1 + LATE), f"the robot API went quiet for {gap_api:.2f} s")
-        check(gap_lola < 0.5 * (1 + LATE), f"the body loop (LoLA) stopped for {gap_lola:.2f} s")
+        # a stream held up by the attack stops for its length (the waves and
+        # the slowloris, 5 s and more); a freeze for 0.1 s, and a niced
+        # naobodyd beside two busy loops stood still 1.6 s.
+        check(gap_api < 1.5 * (1 + LATE), f"the robot API went quiet for {gap_api:.2f} s")
+        check(gap_lola < 1.5 * (1 + LATE), f"the body loop (LoLA) stopped for {gap_lola:.2f} s")
         note(f"peaks: {peak['threads']} threads, {peak['fds']} fds, RSS {peak['rss']} KiB")
         # A thread and a socket per connection, never more than the limit
         # (and the two request()s' of this test).

@@ -150,7 +150,7 @@ def disconnect():
                   f"stood still: knees {knees:.2f} rad, legs' stiffness {stiff:.2f}")
             return abs(knees - 0.92) < 0.08 and stiff > 0.9
         wait_for(standing, 3 + LATE, "the robot standing still after the first stage")
-        wait_for(lambda: d.body.legs_stiffness() < 0.01, 5 + LATE, "limp")
+        wait_for(lambda: d.body.legs_stiffness() < 0.01, 10 + LATE, "limp")
         check(time.monotonic() - gone > 3.0, "limp before 3 s")
         knees = d.body.knees()
         check(knees > 1.7, f"not sitting: knees {knees:.2f}")
