@@ -12,7 +12,8 @@ head_audio_VM_FILES := $(addprefix selftests/head_audio/, head_audio_vm.sh head_
 	asoundrc) $(addprefix selftests/naobodyd/, vm_env.sh nbtest.py resttest.py) \
 	Documentation/rest-api.yaml
 
-# make bench: Speaker to the loopback's capture, 20 bursts (a VM boot of its own).
+# make bench: Speaker to the loopback's capture, 20 bursts, and SpeakerClear to silence,
+# 10 tones (a VM boot of its own).
 VM_BENCH_SUITES += head_audio_bench
 head_audio_bench_VM_TIER := stock
 head_audio_bench_VM_PROGS := head_audio_bench.sh

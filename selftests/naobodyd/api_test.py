@@ -18,8 +18,9 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import msgpack  # noqa: E402
-from nbtest import (LATE, LOLA_JOINT_NAMES, REAL, Client, Daemon, EmuBody, Lola, Tap,  # noqa: E402
-                    TestFailure, check, check_not_fallen, frame, free_port, note, wait_for)
+from nbtest import (BODY_HANG, LATE, LOLA_JOINT_NAMES, REAL, WAIT, Client, Daemon,  # noqa: E402
+                    EmuBody, Lola, Tap, TestFailure, check, check_not_fallen, frame,
+                    free_port, lockstep_daemon, note, wait_for)
 
 tap = Tap()
 
@@ -73,9 +74,63 @@ def settle(c, seconds):
 def awake(d):
     c = ready(d)
     c.send({"Power": "Wake"})
-    c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
-            and s["fall_state"] == "Upright", 4 + LATE, "standing after Wake")
+    c.until_body(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
+                 and s["fall_state"] == "Upright", 4 + LATE, "standing after Wake")
     return c
+
+
+def body_for(c, seconds):
+    """Heartbeat until seconds of the body's time (State's) have passed; the
+    last State."""
+    start = []
+
+    def passed(s):
+        start[:] = start or [s["time"]]
+        return s["time"] - start[0] >= seconds
+    return c.until_body(passed, seconds + 1, f"{seconds} s of the body's time")
+
+
+def stiff_legs(c, d):
+    """The legs stiff at the body, heartbeating meanwhile. Waited for, not
+    sampled once: on naobody.ko a stall of the whole VM longer than the
+    driver's controller_timeout_ms dips the board's stiffness for a moment."""
+    wait_for(lambda: c.send("Heartbeat") or d.body.legs_stiffness() > 0.9, 2 + LATE,
+             "the legs stiff at the body")
+
+
+def states_a_cycle(c, d, seconds, states):
+    """(fewest, most) States a body cycle this controller got over about
+    seconds, and at least states of them: those naobodyd stamped between two
+    readings of the simulator's cycle count, over the cycles between.
+    naobodyd's rate is in cycles (a State is due every 1 / (rate x period)
+    cycles), so no stall of this client or of the machine moves it; the two
+    ends are where each reading fell between its request and its reply."""
+    def mark():
+        asked = time.time()
+        cycle = int(d.sim_status()["cycle"])
+        return asked, time.time(), cycle
+    a0, b0, c0 = mark()
+    got, end = c.heartbeat_for(seconds), time.monotonic() + BODY_HANG
+    # A machine that stood still stretches the window, not the count.
+    while sum("State" in m and m["State"]["time"] > b0 for m in got) < states:
+        check(time.monotonic() < end, f"not {states} States in {BODY_HANG} s")
+        got += c.heartbeat_for(0.1)
+    a1, b1, c1 = mark()
+    # Every State stamped before the second reading, the last on its way.
+    end = time.monotonic() + WAIT
+    while not any("State" in m and m["State"]["time"] > b1 for m in got):
+        check(time.monotonic() < end, f"no State after the window for {WAIT} s")
+        got += c.heartbeat_for(0.05)
+    times = [m["State"]["time"] for m in got if "State" in m]
+    return (sum(b0 < t <= a1 for t in times) / (c1 - c0),
+            sum(a0 < t <= b1 for t in times) / (c1 - c0))
+
+
+def cycle_gap(d):
+    """The simulated body's worst gap between two command writes, in s,
+    since the last "cycle reset": the body loop's own measure."""
+    fields = dict(kv.split("=", 1) for kv in d.control("cycle").split()[1:])
+    return int(fields["worst_gap_us"]) / 1e6
 
 
 # ---- handshake ---------------------------------------------------------------
@@ -115,16 +170,16 @@ def hello_version_mismatch():
 def hello_timeout():
     """Handshake: no Hello within 2 s closes the connection, a partial frame too"""
     with Daemon() as d:
+        # Before the connect: naobodyd's 2 s start at its accept, after it.
+        t0 = time.monotonic()
         silent = Client(d)
         partial = Client(d)
         partial.send_raw(frame({"Hello": {"version": 1, "client": "slow"}})[:7])
-        t0 = time.monotonic()
-        check(not silent.closed(1.7), "closed before 2 s")
-        check(silent.closed(1.5), "still open after 3.2 s")
+        check(silent.closed(2 + 2 + LATE), f"still open after {time.monotonic() - t0:.2f} s")
         elapsed = time.monotonic() - t0
-        check(1.9 <= elapsed <= 3.2, f"closed after {elapsed:.2f} s")
-        check(partial.closed(0.5), "a partial Hello kept the connection")
-        check(d.log().count("no Hello within 2 s") == 2, "log lines")
+        check(elapsed >= 2.0, f"closed after {elapsed:.2f} s, before 2 s")
+        check(partial.closed(1 + LATE), "a partial Hello kept the connection")
+        wait_for(lambda: d.log().count("no Hello within 2 s") == 2, WAIT, "two log lines")
 
 
 @tap.test
@@ -140,8 +195,8 @@ def hello_errors():
                               ({"Hello": {"version": 1, "client": 5}}, "Hello.client")]:
             c = Client(d)
             c.send(first)
-            check(c.closed(1), f"{first!r} first: not closed")
-            wait_for(lambda: logged in d.log(), 1, f"log line '{logged}'")
+            check(c.closed(WAIT), f"{first!r} first: not closed")
+            wait_for(lambda: logged in d.log(), WAIT, f"log line '{logged}'")
         # A struct may come as an array of its fields (rmp-serde without names).
         c = Client(d)
         c.send({"Hello": [1, "positional"]})
@@ -154,8 +209,8 @@ def hello_twice():
     with Daemon() as d:
         c = ready(d)
         c.send({"Hello": {"version": 1, "client": "again"}})
-        wait_for(lambda: "Hello after the handshake: ignored" in d.log(), 1, "the log line")
-        c.state(timeout=1)
+        wait_for(lambda: "Hello after the handshake: ignored" in d.log(), WAIT, "the log line")
+        c.state(timeout=WAIT)
 
 
 # ---- the controller ------------------------------------------------------------
@@ -171,12 +226,12 @@ def controller_replacement():
         a.state()
         b = Client(d)
         b.hello("second")
-        check(a.closed(1), "the first client was not disconnected")
+        check(a.closed(WAIT), "the first client was not disconnected")
         check("replaced as the controller" in d.log(), "no log line")
         got = b.heartbeat_for(0.6)
         check(not [m for m in got if "State" in m], "States before Subscribe")
         b.send({"Subscribe": {"state": True}})
-        b.state(timeout=1)
+        b.state(timeout=WAIT)
         lurker.close()
 
 
@@ -263,7 +318,9 @@ def state_units():
             return  # state_counts checks the rest against the emulator's counts
         # Standing: the body's mass on the feet, in kg.
         c.send({"Power": "Wake"})
-        s = settle(c, 2.6)
+        c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial", 4 + LATE,
+                "standing after Wake")
+        s = settle(c, 0.2)
         total = sum(s["left_foot_pressure"]) + sum(s["right_foot_pressure"])
         check(4.5 < total < 6.5, f"standing foot pressure {total} kg")
         check(any(a > 0 for a in s["joint_currents"]), "stiff joints draw current")
@@ -277,7 +334,7 @@ def state_joint_order():
         lola.send({})  # an empty map: keeps every effector
         pos = lola.read()["Position"]
         lola.close()
-        wait_for(lambda: "lola: client 1 disconnected" in d.log(), 2, "LoLA to go")
+        wait_for(lambda: "lola: client 1 disconnected" in d.log(), WAIT, "LoLA to go")
         c = ready(d)
         s = c.state()
         jp = s["joint_positions"]
@@ -299,21 +356,20 @@ def state_rate():
     with Daemon() as d:
         c = ready(d)
         c.state()
-        got = [m["State"] for m in c.heartbeat_for(1.5) if "State" in m]
-        span = got[-1]["time"] - got[0]["time"]
-        # The rates are told apart with room for a loaded machine; their
-        # precision is the benchmark's business, not a test's.
-        check(18 <= len(got) <= 34, f"{len(got)} States in 1.5 s at the default rate")
-        check(12 < (len(got) - 1) / span < 23, f"{(len(got) - 1) / span:.1f} Hz")
-        c.send({"Subscribe": {"state": True, "rate": 83.3}})
-        c.heartbeat_for(0.2)
-        got = [m["State"] for m in c.heartbeat_for(1.2) if "State" in m]
-        span = got[-1]["time"] - got[0]["time"]
-        check(55 < (len(got) - 1) / span < 90, f"{(len(got) - 1) / span:.1f} Hz at 83.3")
-        c.send({"Subscribe": {"state": True, "rate": 5}})
-        c.heartbeat_for(0.3)
-        n = len([m for m in c.heartbeat_for(1.6) if "State" in m])
-        check(4 <= n <= 10, f"{n} States in 1.6 s at rate 5")
+        # Counted a body cycle (12 ms): 20 Hz is 0.24 a cycle, 83.3 one,
+        # 5 Hz 0.06. The rates in Hz are the benchmark's (naobodyd_bench.py).
+        # The bands leave room below: naobodyd sends at most one State a
+        # wake-up of its network thread, which a starved machine runs less
+        # often than the States are due (0.86 a cycle has been seen at 83.3).
+        for rate, low, high, seconds, states in ((None, 0.12, 0.3, 1.5, 20),
+                                                 (83.3, 0.6, 1.0, 1.2, 60),
+                                                 (5, 0.03, 0.08, 2.0, 8)):
+            if rate:
+                c.send({"Subscribe": {"state": True, "rate": rate}})
+                c.heartbeat_for(0.3)
+            fewest, most = states_a_cycle(c, d, seconds, states)
+            check(most >= low and fewest <= high, f"rate {rate or 'by default'}: "
+                  f"{fewest:.3f} to {most:.3f} States a cycle, not {low} to {high}")
         c.send({"Subscribe": {"state": False}})
         c.heartbeat_for(0.2)
         check(not [m for m in c.heartbeat_for(0.5) if "State" in m], "States after state: false")
@@ -384,7 +440,7 @@ def state_counts():
         check(abs(bat["charge"] - 0.55) < 1e-6 and abs(bat["current"] + 2.345) < 1e-6
               and bat["charging"] is False, f"battery {bat}")
         c.close()
-        wait_for(lambda: "disconnected" in d.log(), 2, "the client to go")
+        wait_for(lambda: "disconnected" in d.log(), WAIT, "the client to go")
 
         # The same counts on the LoLA socket, in LoLA's orders.
         lola = Lola(d)
@@ -443,7 +499,7 @@ def wake_waits_for_the_calibration():
             check(s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff",
                   f"woken without a calibration: {s['primary_state']} {s['motion']}")
             check(d.body.legs_stiffness() == 0, f"legs stiffness {d.body.legs_stiffness()}")
-            wait_for(lambda: "Wake refused: the body's calibration" in d.log(), 1, "the reason")
+            wait_for(lambda: "Wake refused: the body's calibration" in d.log(), WAIT, "the reason")
             check("--allow-uncalibrated" in d.log(), "the log does not name the override")
             if REAL:
                 d.body.release_calibration()
@@ -451,7 +507,7 @@ def wake_waits_for_the_calibration():
             c.send({"Power": "Wake"})
             c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial",
                     4 + LATE, "standing after Wake")
-            check(d.body.legs_stiffness() > 0.9, f"legs stiffness {d.body.legs_stiffness()}")
+            stiff_legs(c, d)
     finally:
         if REAL:
             body.release_calibration()
@@ -470,33 +526,36 @@ def allow_uncalibrated():
 @tap.test(real=True)
 def power_wake_rest():
     """Power: Wake stiffens and stands smoothly; Rest sits first, then goes limp"""
-    with Daemon() as d:
+    # The simulated body in lockstep: a joint's step a cycle is its own,
+    # not the machine's (a starved cycle steps the kinematic joints further).
+    with lockstep_daemon() as d:
         c = ready(d, rate=83.3)
         s = c.state()
         check(s["primary_state"] == "Unstiff" and s["fall_state"] == d.body.start_fall_state,
               f"start {s}")
         c.send({"Power": "Wake"})
-        states = [m["State"] for m in c.heartbeat_for(2.8 + LATE) if "State" in m]
+        s = c.until_body(lambda s: s["primary_state"] == "Initial" and s["motion"] == "Stand",
+                         6 + LATE, "woken and standing")
+        states = [m["State"] for m in c.seen if "State" in m]
         knees = [(s["time"], s["joint_positions"][J["left_knee_pitch"]]) for s in states]
         # No jump: at most 0.05 rad in a 12 ms cycle (a late cycle may carry more).
         speed = max(abs(b - a) / max(tb - ta, 0.012) for (ta, a), (tb, b) in zip(knees, knees[1:]))
         check(speed < 0.05 / 0.012, f"a knee moved at {speed:.2f} rad/s")
         check("Animation" in [s["primary_state"] for s in states], "no Animation while waking")
-        s = states[-1]
-        check(s["primary_state"] == "Initial" and s["motion"] == "Stand", f"woken {s['motion']}")
-        check(abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, "standing knees")
         check(s["fall_state"] == "Upright", s["fall_state"])
-        check(d.body.legs_stiffness() > 0.9, f"legs stiffness {d.body.legs_stiffness()}")
+        # The joints follow their targets with a lag: the knees waited for.
+        c.until(lambda s: abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, WAIT,
+                "standing knees")
+        stiff_legs(c, d)
         c.send({"Power": "Rest"})
-        states = [m["State"] for m in c.heartbeat_for(3.5 + LATE) if "State" in m]
-        motions = [s["motion"] for s in states]
+        s = c.until_body(lambda s: s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff",
+                         6 + LATE, "rested")
+        motions = [m["State"]["motion"] for m in c.seen if "State" in m]
         check("SitDown" in motions, f"Rest did not sit first: {set(motions)}")
-        s = states[-1]
-        check(s["primary_state"] == "Unstiff" and s["motion"] == "Unstiff", f"rested {s['motion']}")
         check(s["fall_state"] == "Sitting", f"rested {s['fall_state']}")
-        check(d.body.knees() > 1.6, f"the body's knees at {d.body.knees():.2f} rad")
+        wait_for(lambda: d.body.knees() > 1.6, WAIT, "the body's knees folded")
         check_not_fallen(d, "it fell while resting")
-        check(d.body.legs_stiffness() < 0.01, "still stiff")
+        wait_for(lambda: d.body.legs_stiffness() < 0.01, WAIT, "the legs limp at the body")
 
 
 @tap.test(real=True)
@@ -509,37 +568,37 @@ def motion_poses():
                     4 + LATE, "ArmsUp")
         check("Animation" in [m["State"]["primary_state"] for m in c.seen if "State" in m],
               "ArmsUp without an Animation on the way")
-        s = settle(c, 0.3)
-        jp = s["joint_positions"]
-        check(jp[J["left_shoulder_pitch"]] < -1.3 and jp[J["right_shoulder_pitch"]] < -1.3,
-              f"arms {jp[J['left_shoulder_pitch']]}, {jp[J['right_shoulder_pitch']]}")
+        # The joints follow their targets with a lag: their pose waited for.
+        c.until(lambda s: s["joint_positions"][J["left_shoulder_pitch"]] < -1.3 and
+                s["joint_positions"][J["right_shoulder_pitch"]] < -1.3, WAIT, "the arms up")
         c.send({"Motion": "Squat"})
         c.until(lambda s: s["motion"] == "Squat" and s["primary_state"] == "Playing", 4 + LATE,
                 "Squat")
-        s = settle(c, 0.3)
-        check(1.3 < s["joint_positions"][J["right_knee_pitch"]] < 1.6, "squat knees")
+        s = c.until(lambda s: 1.3 < s["joint_positions"][J["right_knee_pitch"]] < 1.6, WAIT,
+                    "squat knees")
         check(s["fall_state"] == "Upright", s["fall_state"])
         c.send({"Motion": {"Stand": {"head": "Center"}}})
         c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Playing", 4 + LATE,
                 "Stand")
-        s = settle(c, 0.3)
-        check(abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, "stand knees")
+        c.until(lambda s: abs(s["joint_positions"][J["left_knee_pitch"]] - 0.92) < 0.05, WAIT,
+                "stand knees")
         c.send({"Motion": "SitDown"})
         s = c.until(lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting"
                     and s["primary_state"] == "Playing", 4 + LATE, "sitting, stiff, on request")
-        check(d.body.legs_stiffness() > 0.9, "limp after SitDown")
+        stiff_legs(c, d)  # not limp after SitDown
 
 
 @tap.test
 def motion_head():
     """Motion: the head modes Center, LookAt and LookAround"""
-    with Daemon() as d:
+    # In lockstep, on the body's time: the head follows its target by the
+    # cycle's time, which a starved machine's long cycles lose (motion.c).
+    with lockstep_daemon() as d:
         c = awake(d)
         c.send({"Motion": {"Stand": {"head": {"LookAt": {"x": 1.0, "y": 1.0}}}}})
-        s = settle(c, 1.0)
-        yaw, pitch = s["joint_positions"][0], s["joint_positions"][1]
-        check(abs(yaw - math.pi / 4) < 0.03, f"LookAt yaw {yaw}")
-        check(abs(pitch - math.atan2(0.5, math.sqrt(2))) < 0.03, f"LookAt pitch {pitch}")
+        c.until_body(lambda s: abs(s["joint_positions"][0] - math.pi / 4) < 0.03 and
+                abs(s["joint_positions"][1] - math.atan2(0.5, math.sqrt(2))) < 0.03, 3 + LATE,
+                "the head looking at (1, 1): yaw pi/4, pitch atan2(0.5, sqrt 2)")
         c.send({"Motion": {"Stand": {"head": "LookAround"}}})
         # A +-1 rad sweep every 5 s: both ends within a period or so.
         yaws = []
@@ -547,38 +606,39 @@ def motion_head():
         def swept(s):
             yaws.append(s["joint_positions"][0])
             return max(yaws) > 0.9 and min(yaws) < -0.9
-        c.until(swept, 8, "a LookAround sweep")
+        c.until_body(swept, 8, "a LookAround sweep")
         check(max(yaws) < 1.01 and min(yaws) > -1.01, f"LookAround from {min(yaws)} to {max(yaws)}")
         c.send({"Motion": {"Stand": {"head": "Center"}}})
-        s = settle(c, 1.5)
-        check(abs(s["joint_positions"][0]) < 0.01, "Center")
+        c.until_body(lambda s: abs(s["joint_positions"][0]) < 0.01, 3, "the head centred")
 
 
 @tap.test
 def motion_walk():
     """Motion: WalkTo walks the simulated odometry there and stops; WalkToward until Stand"""
-    with Daemon() as d:
+    # In lockstep, on the body's time: the simulated odometry and the
+    # walking engine step by it, whatever the machine's load.
+    with lockstep_daemon() as d:
         c = awake(d)
         c.send({"Motion": {"WalkTo": {"x": 0.3, "y": 0.1, "turn_to": 0.5, "speed": "Fast",
                                       "head": "Center"}}})
-        s = c.until(lambda s: s["motion"] == "Walk", 2, "Walk")
+        s = c.until_body(lambda s: s["motion"] == "Walk", 2, "Walk")
         check(s["primary_state"] == "Playing", s["primary_state"])
-        c.until(lambda s: s["motion"] == "Stand", 6, "arrival")
+        c.until_body(lambda s: s["motion"] == "Stand", 6, "arrival")
         x, y, th = map(float, d.sim_status()["odometry"].split(","))
         check(abs(x - 0.3) < 0.03 and abs(y - 0.1) < 0.03, f"odometry {x}, {y}")
         check(abs(th - 0.5) < 0.04, f"heading {th}")
         c.send({"Motion": {"WalkToward": {"x": 1.0, "y": 0.0, "speed": "Normal",
                                           "head": "Center"}}})
-        c.heartbeat_for(1.0)
+        body_for(c, 1.0)
         x1 = float(d.sim_status()["odometry"].split(",")[0])
-        c.heartbeat_for(1.0)
+        body_for(c, 1.0)
         x2 = float(d.sim_status()["odometry"].split(",")[0])
         check(x2 - x1 > 0.1, f"WalkToward moved {x2 - x1:.3f} m in 1 s")
         c.send({"Motion": {"Stand": {"head": "Center"}}})
-        c.until(lambda s: s["motion"] == "Stand", 1, "Stand")
-        c.heartbeat_for(0.2)
+        c.until_body(lambda s: s["motion"] == "Stand", 1, "Stand")
+        body_for(c, 0.2)
         x3 = float(d.sim_status()["odometry"].split(",")[0])
-        c.heartbeat_for(0.5)
+        body_for(c, 0.5)
         check(abs(float(d.sim_status()["odometry"].split(",")[0]) - x3) < 1e-3, "still walking")
 
 
@@ -605,18 +665,20 @@ def motion_walk_real():
 @tap.test
 def motion_falls_win():
     """Falls: falling wins over the request; the simulated body gets up again"""
-    with Daemon() as d:
+    # In lockstep, on the body's time: the kinematic body's fall and get-up
+    # step by it (a loaded machine once got it sitting, not up).
+    with lockstep_daemon() as d:
         c = awake(d)
         c.send({"Motion": "ArmsUp"})
-        c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", 4,
-                "ArmsUp")
+        c.until_body(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing", 4,
+                     "ArmsUp")
         d.control("push front")
-        c.until(lambda s: s["motion"] == "FallProtection", 1, "FallProtection")
+        c.until_body(lambda s: s["motion"] == "FallProtection", 1, "FallProtection")
         seen = c.seen
         # The get-up's keys (poses.c), which the kinematic body plays too:
-        # about 10 s from the push on a quiet machine.
-        c.until(lambda s: s["motion"] == "ArmsUp" and s["fall_state"] == "Upright"
-                and s["primary_state"] == "Playing", 20 + LATE, "up again, arms up")
+        # about 10 s from the push.
+        c.until_body(lambda s: s["motion"] == "ArmsUp" and s["fall_state"] == "Upright"
+                     and s["primary_state"] == "Playing", 20, "up again, arms up")
         seen += c.seen
         falls = [m["Event"]["Fall"]["state"] for m in seen if "Event" in m
                  and "Fall" in m["Event"]]
@@ -718,8 +780,8 @@ def audio_and_cameras():
                           ({"Subscribe": {"state": True, "rate": 0}}, "Subscribe.rate")]:
             c = ready(d)  # log lines are rate-limited per client
             c.send(bad)
-            wait_for(lambda: what in d.log(), 1, f"log line '{what}'")
-            c.state(timeout=1)  # still connected, still subscribed
+            wait_for(lambda: what in d.log(), WAIT, f"log line '{what}'")
+            c.state(timeout=WAIT)  # still connected, still subscribed
 
 
 # ---- events ------------------------------------------------------------------------
@@ -763,19 +825,27 @@ def events_scripted():
     import tempfile
     from nbtest import binary
     with tempfile.NamedTemporaryFile("w", suffix=".sim", delete=False) as f:
-        f.write("# a scripted press\n0.8 touch head_rear 1\n1.1 touch head_rear 0\n"
-                "1.1 sonar 0.4 0.6   # same time, in order\n")
+        # Times from the simulator's start: 2 s leave a loaded machine room
+        # to start naobodyd and connect before the press.
+        f.write("# a scripted press\n2.0 touch head_rear 1\n2.3 touch head_rear 0\n"
+                "2.3 sonar 0.4 0.6   # same time, in order\n")
         script = f.name
     try:
+        spawned = time.time()  # the simulator's clock starts after this
         with Daemon("--sim-script", script) as d:
-            c = ready(d)
-            t0 = time.monotonic()
-            check(c.event("Touch", timeout=2) == {"sensor": "HeadRear", "pressed": True},
+            c = ready(d, rate=83.3)
+            check(not c.state()["touch"]["head_rear"], "connected after the scripted press")
+            check(c.event("Touch", timeout=5 + LATE) == {"sensor": "HeadRear", "pressed": True},
                   "press")
-            check(c.event("Touch", timeout=1) == {"sensor": "HeadRear", "pressed": False},
+            pressed = c.state(pred=lambda s: s["touch"]["head_rear"], what="pressed")["time"]
+            check(c.event("Touch", timeout=5 + LATE) == {"sensor": "HeadRear", "pressed": False},
                   "release")
-            check(time.monotonic() - t0 < 1.5, "late")
-            c.until(lambda s: abs(s["sonar"]["left"] - 0.4) < 1e-6, 1, "the scripted sonar")
+            s = c.until(lambda s: not s["touch"]["head_rear"], WAIT, "the release in State")
+            # Neither before its time, on the daemon's stamps.
+            check(pressed - spawned > 2.0 and s["time"] - spawned > 2.3,
+                  f"pressed {pressed - spawned:.3f} s and released {s['time'] - spawned:.3f} s "
+                  "after naobodyd was started, before the script's 2.0 and 2.3 s")
+            check(abs(s["sonar"]["left"] - 0.4) < 1e-6, "the scripted sonar not with the release")
         with open(script, "w") as f:
             f.write("1.0 touch chest 1\n0.5 touch chest 0\n")
         r = subprocess.run([binary("naobodyd"), "--sim-script", script, "--port", "0",
@@ -837,8 +907,8 @@ def bad_input_malformed():
         for data, why in cases:
             c = ready(d)
             c.send_raw(struct.pack(">I", len(data)) + data)
-            check(c.closed(1), f"{data[:8]!r}: still open")
-            wait_for(lambda: why in d.log(), 1, f"log '{why}'")
+            check(c.closed(WAIT), f"{data[:8]!r}: still open")
+            wait_for(lambda: why in d.log(), WAIT, f"log '{why}'")
         rss = int([ln for ln in open(f"/proc/{d.proc.pid}/status")
                    if ln.startswith("VmRSS")][0].split()[1])
         check(rss < 16 * 1024, f"RSS {rss} kB after malformed frames")
@@ -850,17 +920,17 @@ def bad_input_limit():
     with Daemon() as d:
         c = ready(d)
         c.send_raw(struct.pack(">I", 8 * 1024 * 1024 + 1))
-        check(c.closed(1), "an 8 MiB + 1 header kept the connection")
+        check(c.closed(WAIT), "an 8 MiB + 1 header kept the connection")
         check("8388609 bytes is over the 8 MiB limit" in d.log(), "log")
         c = ready(d)
         c.send_raw(struct.pack(">I", 0xffffffff) + b"\x00" * 1000)
-        check(c.closed(1), "a 4 GiB header kept the connection")
+        check(c.closed(WAIT), "a 4 GiB header kept the connection")
         c = ready(d)
         body = msgpack.packb({"Dance": b"\x00" * (8 * 1024 * 1024 - 16)}, use_bin_type=True)
         check(len(body) <= 8 * 1024 * 1024, "test frame too big")
         c.send_raw(struct.pack(">I", len(body)) + body)
         wait_for(lambda: 'unknown variant "Dance"' in d.log(), 3, "the 8 MiB frame")
-        c.state(timeout=1)  # still there
+        c.state(timeout=WAIT)  # still there
         # Speaker: every frame the spec allows, however many samples (each
         # checked without an object per sample), in each of its shapes.
         for m in ({"Speaker": {"samples": [-32768, 32767] * (150 * 1024)}},
@@ -872,7 +942,7 @@ def bad_input_limit():
         c.send({"Speaker": {"samples": [0] * (300 * 1024) + [40000]}})
         wait_for(lambda: "Speaker.samples[307200]: 40000 is out of range" in d.log(), 5,
                  "the bad sample named")
-        c.state(timeout=1)  # still there
+        c.state(timeout=WAIT)  # still there
         check("too many values" not in d.log() and "disconnected" not in
               d.log().split("8 MiB limit")[-1], d.log())
         # Too many values in a frame of another kind: refused before msgpack-c allocates.
@@ -889,19 +959,19 @@ def bad_input_unknown():
         for i in range(40):
             c.send({"Dance": {"style": i}})
         c.send(5)
-        c.state(timeout=1)
+        c.state(timeout=WAIT)
         c.heartbeat_for(0.3)
         log = d.log()
         lines = [ln for ln in log.splitlines() if "ignored" in ln and "Dance" in ln]
         check(1 <= len(lines) <= 5, f"{len(lines)} log lines for 40 unknown variants")
         c = ready(d)
         c.send({"Subscribe": {"state": True, "colour": "red", "rate": 83.3}})
-        wait_for(lambda: "unknown fields ignored: Subscribe.colour" in d.log(), 1, "the field")
+        wait_for(lambda: "unknown fields ignored: Subscribe.colour" in d.log(), WAIT, "the field")
         c.heartbeat_for(0.2)
-        n = len([m for m in c.heartbeat_for(1.0) if "State" in m])
-        # 20 Hz unless the rate was taken, 83.3 if it was; a machine that
-        # stalls (~100 ms at a time on a loaded 2-core host) loses some.
-        check(n > 40, f"Subscribe with an unknown field was not applied ({n} States/s)")
+        # 0.24 States a cycle (20 Hz) unless the rate was taken, 1 if it was.
+        fewest, most = states_a_cycle(c, d, 1.0, 40)
+        check(most > 0.6, f"Subscribe with an unknown field was not applied "
+              f"({fewest:.2f} to {most:.2f} States a cycle)")
 
 
 @tap.test
@@ -909,22 +979,28 @@ def slow_client():
     """A client that does not read never holds up the cycle; newer States replace older"""
     with Daemon() as d:
         c = Client(d)
-        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         c.hello()
         c.send({"Subscribe": {"state": True, "rate": 83.3}})
-        before = int(d.sim_status()["cycle"])
-        t0 = time.monotonic()
-        time.sleep(2.0)  # reading nothing
-        cycles = int(d.sim_status()["cycle"]) - before
-        check(cycles > 0.8 * (time.monotonic() - t0) / 0.012, f"{cycles} cycles in 2 s")
-        ages = []
-        while time.monotonic() - t0 < 3.0:
-            m = c.recv(1)
-            if "State" in m:
-                ages.append(time.time() - m["State"]["time"])
-        generated = (time.monotonic() - t0) / 0.012
-        check(len(ages) < 0.7 * generated, f"{len(ages)} States of {generated:.0f} got through")
-        check(ages[-1] < 0.05, f"the newest State is {ages[-1]:.3f} s old")
+        d.control("cycle reset")
+        time.sleep(5.0)  # reading nothing
+        # The body loop went on: a cycle that waited for this client would
+        # stop for as long as it does not read (5 s); a niced test beside
+        # two busy loops saw naobodyd stand still 1.6 s.
+        gap = cycle_gap(d)
+        check(gap < 3.0, f"the body loop stopped for {gap:.2f} s")
+        resumed = time.time()
+        # Reading again: a State made after it arrives (the stream goes on),
+        # and what queued while it did not read was replaced, not kept to
+        # come late: the kernel's buffers hold the first ~40 States, then
+        # the stream jumps to the newest. Kept, it would be a State a cycle
+        # all along. By their stamps, however slowly this client reads.
+        times = []
+        while not times or times[-1] <= resumed:
+            times += [m["State"]["time"] for m in [c.recv(WAIT + LATE)] if "State" in m]
+        jump = max(b - a for a, b in zip(times, times[1:]))
+        check(jump > 1.0, f"no State skipped: {len(times)} States, at most {jump:.3f} s apart, "
+              "came after 5 s unread")
         check(d.alive(), "naobodyd died")
 
 

@@ -14,6 +14,10 @@ Prints, from one run:
     client answering every 83 Hz packet (the controller rule lets only one
     drive at a time, so each is measured alone, and their sum given);
   - RSS;
+  - the State rates a client gets, in Hz of its clock, at the default rate,
+    83.3 and 5 (the tests count them in body cycles), LoLA's packets a
+    second answering each, and the newest State's age at a client that
+    read nothing for 2 s, once it reads again;
   - on the simulated body: RSS and open fds after 1,000 connect, Hello and
     disconnect cycles (the VM benchmark leaves that to the host's: the body
     plays no part in it);
@@ -218,6 +222,39 @@ def cpu_lola_83hz(d, seconds):
     return 100 * used / elapsed, packets / elapsed
 
 
+def state_rates(d, seconds):
+    """States a second on this client's clock: by default, at 83.3 and at 5."""
+    c = Client(d)
+    c.hello("bench")
+    out = []
+    for rate in (None, 83.3, 5):
+        c.send({"Subscribe": dict({"state": True}, **({"rate": rate} if rate else {}))})
+        c.heartbeat_for(0.3)
+        t0 = time.monotonic()
+        n = len([m for m in c.heartbeat_for(seconds) if "State" in m])
+        out.append(n / (time.monotonic() - t0))
+    c.close()
+    return out
+
+
+def slow_client_age(d):
+    """A client subscribed at 83.3 reads nothing for 2 s: the age of the
+    States it then reads (first, freshest within 1 s), ms."""
+    import socket
+    c = Client(d)
+    c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    c.hello("bench")
+    c.send({"Subscribe": {"state": True, "rate": 83.3}})
+    time.sleep(2.0)
+    ages, end = [], time.monotonic() + 1.0
+    while time.monotonic() < end:
+        m = c.recv(2)
+        if "State" in m:
+            ages.append((time.time() - m["State"]["time"]) * 1000)
+    c.close()
+    return ages[0], min(ages)
+
+
 def cpu_idle(d, seconds):
     t0, c0 = time.monotonic(), cpu_seconds(d.proc.pid)
     time.sleep(seconds)
@@ -390,6 +427,12 @@ def main():
                 "(QEMU TCG's CPU time is many times the host's)")
         rss = rss_mib(pid)
         say(f"RSS: {rss:.2f} MiB (target <= 8 MiB: {rss / 8:.2f} of it)")
+        hz = state_rates(d, window / 2)
+        say(f"State at this client: {hz[0]:.1f} Hz by default (20), {hz[1]:.1f} at rate 83.3, "
+            f"{hz[2]:.1f} at rate 5; LoLA {hz83:.1f} packets/s answering each (83.3)")
+        first_age, fresh_age = slow_client_age(d)
+        say(f"a client that read nothing for 2 s: its first State {first_age:.0f} ms old, the "
+            f"freshest within 1 s {fresh_age:.1f} ms old (older ones were replaced)")
         if REAL:
             stops = guard_stop(d, 5 if QUICK else 10)
             if not stops:
@@ -431,6 +474,11 @@ def main():
         report("cpu_state_20hz", cpu20, "%", "<=2")
         report("cpu_lola_83hz", cpu83, "%", "<=2")
         report("rss", rss, "MiB", "<=8")
+        report("state_hz_default", hz[0], "Hz", "20", "{:.1f}")
+        report("state_hz_83", hz[1], "Hz", "83.3", "{:.1f}")
+        report("state_hz_5", hz[2], "Hz", "5", "{:.1f}")
+        report("lola_hz", hz83, "Hz", "83.3", "{:.1f}")
+        report("slow_client_fresh_age", fresh_age, "ms", "-", "{:.1f}")
         if REAL:
             report("guard_stop_cycles_max", max(cycles), "cycles", "<=2", "{:d}")
             report("guard_stop_ms_p50", percentile(ms, 50), "ms", "-", "{:.1f}")

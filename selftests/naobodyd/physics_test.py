@@ -19,13 +19,19 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from api_test import ready  # noqa: E402
-from nbtest import (LATE, SRCTREE, Daemon, Lola, Tap, binary, check,  # noqa: E402
+from nbtest import (BODY_HANG, LATE, SRCTREE, Daemon, Lola, Tap, binary, check,  # noqa: E402
                     note, wait_for)
 
 tap = Tap()
 
 MODEL = os.path.join(SRCTREE, "userspace", "sim", "nao6", "nao6.xml")
 GRAVITY = 9.81
+# The body's time from its cycles, one period each however late it ran
+# (body_sim.c, NAOBODYD_SIM_LOCKSTEP): what the model does never depends on
+# how busy the machine is (four of these daemons beside a build once made a
+# knee ask for 4.8 times its torque standing up). Windows and waits are in
+# that time (State's time); their bounds on the clock are a hang's.
+os.environ["NAOBODYD_SIM_LOCKSTEP"] = "1"
 
 # Bounds, stated once. The torso frame stands 0.333 m above the floor with
 # straight legs (the model); Stand bends the knees a little.
@@ -54,12 +60,28 @@ def check_torque(p, when):
           f"{p['torque_asked']:.3f} of its maximum torque")
 
 
+def body_window(c, seconds, each=None, send=True):
+    """What comes for seconds of the body's time (heartbeating, unless not
+    send: a quiet controller); each() between reads, to sample a figure."""
+    got, first, end = [], None, time.monotonic() + BODY_HANG
+    while True:
+        batch = c.heartbeat_for(0.1) if send else listen(c, 0.1)
+        got += batch
+        if each:
+            each()
+        times = [s["time"] for s in states(batch)]
+        first = first if first is not None or not times else times[0]
+        if times and times[-1] - first >= seconds:
+            return got
+        check(time.monotonic() < end, f"{seconds} s of the body's time took over {BODY_HANG} s")
+
+
 # Its own awake(), not api_test's: the physical stand-up is given 5 s.
 def awake(d):
     c = ready(d, "physics_test")
     c.send({"Power": "Wake"})
-    c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
-            and s["fall_state"] == "Upright", 5 + LATE, "standing after Wake")
+    c.until_body(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
+                 and s["fall_state"] == "Upright", 5, "standing after Wake")
     return c
 
 
@@ -104,13 +126,9 @@ def wake_stands():
         c = awake(d)
         up = physics(d)
         check_torque(up, "standing up")
-        heights, tilts, seen = [], [], []
-        end = time.monotonic() + 5
-        while time.monotonic() < end:
-            got = c.heartbeat_for(0.1)
-            seen += got
-            tilts += [tilt(s) for s in states(got)]
-            heights.append(physics(d)["torso_height"])
+        heights = []
+        seen = body_window(c, 5, lambda: heights.append(physics(d)["torso_height"]))
+        tilts = [tilt(s) for s in states(seen)]
         # Standing still the accelerometer reads gravity alone, the NAO's sign.
         acc = [sum(s["imu"]["linear_acceleration"][i] for s in states(seen)) / len(states(seen))
                for i in range(3)]
@@ -132,14 +150,13 @@ def stop_goes_limp_and_falls():
     """Stop: the motors give no torque, the robot collapses, fall.c sees it from the IMU"""
     with physical() as d:
         c = awake(d)
-        c.heartbeat_for(0.5)
+        t0 = states(body_window(c, 0.5))[-1]["time"]
         before = physics(d)["torso_height"]
         c.send("Stop")
-        t0 = time.monotonic()
-        wait_for(d.body.stopped, 1, "the death switch at the body")
+        wait_for(d.body.stopped, 2 + LATE, "the death switch at the body")
         d.control("physics reset")
-        c.until(lambda s: s["fall_state"] == "Fallen", 5 + LATE, "Fallen after Stop")
-        took = time.monotonic() - t0
+        took = c.until_body(lambda s: s["fall_state"] == "Fallen", 5, "Fallen after Stop")
+        took = took["time"] - t0
         seen = fall_events(c.seen)
         check("Falling" in seen and seen[-1] == "Fallen", f"fall events {seen}")
         p = physics(d)
@@ -159,9 +176,9 @@ def pushed_falls_that_way():
     for way, sign in (("front", 1), ("back", -1)):
         with physical() as d:
             c = awake(d)
-            c.heartbeat_for(0.5)
+            body_window(c, 0.5)
             d.control(f"push {way}")
-            s = c.until(lambda s: s["fall_state"] == "Fallen", 5 + LATE, f"Fallen, pushed {way}")
+            s = c.until_body(lambda s: s["fall_state"] == "Fallen", 5, f"Fallen, pushed {way}")
             check("Falling" in fall_events(c.seen), f"pushed {way}: {fall_events(c.seen)}")
             pitch = s["imu"]["roll_pitch"][1]
             # Past fall.c's falling tilt (0.6 rad) the way it was pushed:
@@ -181,12 +198,13 @@ def watchdog_stands_then_sits():
     with physical() as d:
         c = awake(d)
         c.send({"Motion": "ArmsUp"})
-        c.until(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing",
-                4 + LATE, "ArmsUp")
+        c.until_body(lambda s: s["motion"] == "ArmsUp" and s["primary_state"] == "Playing",
+                     4, "ArmsUp")
         d.control("physics reset")
         c.send("Heartbeat")
-        # Until the second stage's sit-down is over and the stiffness goes.
-        seen, end = [], time.monotonic() + 3.0 + 4.0 + LATE
+        # Until the second stage's sit-down is over and the stiffness goes
+        # (its clock, the watchdog's, is never ahead of the body's).
+        seen, end = [], time.monotonic() + BODY_HANG
         while time.monotonic() < end and not any(
                 s["primary_state"] == "Unstiff" for s in states(seen)):
             seen += listen(c, 0.1)
@@ -202,7 +220,7 @@ def watchdog_stands_then_sits():
         check_torque(p, "sitting down for the watchdog")
         # Not checked, said: limp in the crouch, the model tips backwards
         # (Documentation/naobodyd.rst, "The physical simulated body").
-        after = falls(listen(c, 2.0))
+        after = falls(body_window(c, 2.0, send=False))
         note(f"quiet: seated, torso {p['torso_height']:.4f} m, worst torque "
              f"{p['torque_asked']:.3f} of the maximum ({p['torque_asked_joint']}); "
              f"2 s limp after: {after or 'no fall'}")
@@ -213,12 +231,12 @@ def sit_down_within_torque():
     """SitDown: seated without a fall, no motor asked for more than its maximum torque"""
     with physical() as d:
         c = awake(d)
-        c.heartbeat_for(0.5)
+        body_window(c, 0.5)
         d.control("physics reset")
         c.send({"Motion": "SitDown"})
-        c.until(lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting",
-                6 + LATE, "sitting")
-        seen = c.seen + c.heartbeat_for(1.0)
+        c.until_body(lambda s: s["motion"] == "SitDown" and s["fall_state"] == "Sitting", 6,
+                     "sitting")
+        seen = c.seen + body_window(c, 1.0)
         p = physics(d)
         check(not falls(seen), f"fall events while sitting down: {falls(seen)}")
         last = states(seen)[-1]
@@ -236,12 +254,14 @@ def sit_down_within_torque():
 
 # The keyframes from Stand, and where the torso ends: ArmsUp moves only the
 # arms, Squat bends the legs deep (poses.c). A keyframe takes at most 3 s
-# (motion.c, MOVE_MAX_NS); the robot is watched 1 s more, holding it.
+# (motion.c, MOVE_MAX_NS) until State says it is there (Playing); the robot
+# is watched 1 s more, holding it.
 POSE_HEIGHTS = {"ArmsUp": STAND_HEIGHT, "Squat": (0.18, 0.28)}
 # Squat's legs (hips -0.85, knees 1.50, ankles -0.75 rad) lean the torso
 # 0.10 rad forward over flat feet by design; Stand's and ArmsUp's none.
 POSE_LEAN = {"Squat": 0.10}
-POSE_WATCH = 4.0	# s
+POSE_MOVE = 3.0		# s of the body's time
+POSE_HOLD = 1.0
 
 
 @tap.test
@@ -249,18 +269,17 @@ def arms_up_and_squat_within_torque():
     """ArmsUp, Squat and back to Stand: upright throughout, no motor asked for more than its maximum"""
     with physical() as d:
         c = awake(d)
-        c.heartbeat_for(0.5)
+        body_window(c, 0.5)
         figures, before = [], "Stand"
         for motion in ("ArmsUp", "Stand", "Squat", "Stand"):
             d.control("physics reset")
             c.send({"Motion": motion if motion != "Stand" else {"Stand": {"head": "Center"}}})
-            seen, heights, tilts = [], [], []
-            end = time.monotonic() + POSE_WATCH * (1 + LATE)
-            while time.monotonic() < end:
-                got = c.heartbeat_for(0.1)
-                seen += got
-                tilts += [tilt(s) for s in states(got)]
-                heights.append(physics(d)["torso_height"])
+            heights = []
+            c.until_body(lambda s: s["motion"] == motion and s["primary_state"] == "Playing",
+                         POSE_MOVE + 0.5, motion)
+            seen = c.seen + body_window(c, POSE_HOLD,
+                                        lambda: heights.append(physics(d)["torso_height"]))
+            tilts = [tilt(s) for s in states(seen)]
             p = physics(d)
             last = states(seen)[-1]
             check(last["motion"] == motion, f"{motion}: State's motion {last['motion']}")
@@ -289,7 +308,7 @@ def feet_carry_the_weight():
     """FSRs: standing they weigh the model's mass (State and LoLA); lifted, nothing"""
     with physical() as d:
         c = awake(d)
-        s = states(c.heartbeat_for(1.0))[-1]
+        s = states(body_window(c, 1.0))[-1]
         mass = physics(d)["mass_kg"]
         total = fsr_total(s)
         check(abs(total - mass) <= FSR_TOLERANCE * mass,
@@ -303,9 +322,9 @@ def feet_carry_the_weight():
         check(abs(lola_total - mass) <= FSR_TOLERANCE * mass,
               f"LoLA FSRs {lola_total:.3f} kg, the model weighs {mass:.3f} kg")
         d.control("lift 1")
-        lifted = c.until(lambda s: fsr_total(s) < FSR_LIFTED, 2 + LATE, "the feet off the floor")
-        c.heartbeat_for(0.5)
-        lifted = states(c.heartbeat_for(0.3))[-1]
+        c.until_body(lambda s: fsr_total(s) < FSR_LIFTED, 2, "the feet off the floor")
+        body_window(c, 0.5)
+        lifted = states(body_window(c, 0.3))[-1]
         check(fsr_total(lifted) < FSR_LIFTED, f"lifted, the FSRs read {fsr_total(lifted):.3f} kg")
         note(f"standing: FSRs {total:.3f} kg (L {feet[0]:.3f}, R {feet[1]:.3f}), LoLA "
              f"{lola_total:.3f} kg, model {mass:.3f} kg ({(total - mass) / mass:+.2%}); "
@@ -330,7 +349,7 @@ def obstacle_seen_and_touched():
     """Sonar and touch: the post ahead-left on State's left sonar only; scripted sonar refused; the head still scripted"""
     with physical() as d:
         c = awake(d)
-        s = states(c.heartbeat_for(0.3))[-1]
+        s = states(body_window(c, 0.3))[-1]
         check(all(abs(v - SONAR_NOTHING) < 1e-3 for v in s["sonar"].values()),
               f"nothing placed, the sonars read {s['sonar']}")
         reply = control_reply(d, "sonar 0.5 0.5")
@@ -342,8 +361,8 @@ def obstacle_seen_and_touched():
         p = physics(d)
         # Ahead-left, in the start frame; the torso has moved a little standing up.
         d.control("obstacle 0.80 0.45")
-        c.until(lambda s: s["sonar"]["left"] < 2.0, 1 + LATE, "the left sonar seeing the post")
-        s = states(c.heartbeat_for(0.3))[-1]
+        c.until_body(lambda s: s["sonar"]["left"] < 2.0, 1, "the left sonar seeing the post")
+        s = states(body_window(c, 0.3))[-1]
         want = math.hypot(0.80 - p["torso_x"], 0.45 - p["torso_y"]) - POST_R
         check(abs(s["sonar"]["left"] - want) < 0.1,
               f"left sonar {s['sonar']['left']:.3f} m, the post's surface about {want:.3f} m")
@@ -351,11 +370,11 @@ def obstacle_seen_and_touched():
               f"the right sonar sees the post ahead-left: {s['sonar']['right']:.3f} m")
         check(not any(s["touch"].values()), f"touched standing still: {s['touch']}")
         d.control("touch head_front 1")
-        s = c.until(lambda s: s["touch"]["head_front"], 1 + LATE, "the scripted head touch")
+        s = c.until_body(lambda s: s["touch"]["head_front"], 1, "the scripted head touch")
         d.control("touch head_front 0")
         d.control("obstacle off")
-        s = c.until(lambda s: s["sonar"]["left"] > 2.5 and not s["touch"]["head_front"],
-                    1 + LATE, "the post gone, the head released")
+        s = c.until_body(lambda s: s["sonar"]["left"] > 2.5 and not s["touch"]["head_front"],
+                         1, "the post gone, the head released")
         note(f"post at 0.80, 0.45 m: left sonar {want:.3f} m expected (torso at "
              f"{p['torso_x']:.3f}, {p['torso_y']:.3f})")
 
@@ -373,10 +392,10 @@ def walk_toward_walks():
     """Walking: WalkToward goes forward on the physics, State's odometry with it; Stand stops it"""
     with physical() as d:
         c = awake(d)
-        start, o0 = physics(d), states(c.heartbeat_for(0.2))[-1]["odometry"]
+        start, o0 = physics(d), states(body_window(c, 0.2))[-1]["odometry"]
         c.send({"Motion": {"WalkToward": {"x": 1.0, "y": 0.0, "speed": "Normal",
                                           "head": "Center"}}})
-        seen = c.heartbeat_for(5.0)
+        seen = body_window(c, 5.0)
         walked = physics(d)
         o1 = states(seen)[-1]["odometry"]
         check(not falls(seen), f"fall events: {falls(seen)}")
@@ -390,11 +409,12 @@ def walk_toward_walks():
         check(abs(ofwd - math.hypot(fwd, left)) < 0.1 * fwd + 0.05,
               f"odometry {ofwd:.3f} m, the torso {math.hypot(fwd, left):.3f} m")
         c.send({"Motion": {"Stand": {"head": "Center"}}})
-        t0 = time.monotonic()
-        c.until(lambda s: s["motion"] == "Stand", 1.0 + LATE, "standing after Stand")
-        stopped = time.monotonic() - t0
+        t0 = states(seen)[-1]["time"]
+        # Feet together within a step or two, on the body's time.
+        stopped = c.until_body(lambda s: s["motion"] == "Stand", 2, "standing after Stand")
+        stopped = stopped["time"] - t0
         before = physics(d)
-        rest = c.heartbeat_for(1.0)
+        rest = body_window(c, 1.0)
         after = physics(d)
         still = math.hypot(*torso_moved(before, after)[:2])
         check(not falls(seen + rest), f"fall events: {falls(seen + rest)}")

@@ -7,6 +7,9 @@
     page's GET / when the daemon serves it, otherwise GET /robot, a small
     fixed answer, stands in (and the output says which);
   - 20 SSE clients at the cycle rate: naobodyd's CPU per client;
+  - GET /state beside 4 SSE streams that read nothing (their buffers
+    full): its median and slowest time, and the states a second a fifth
+    stream at rate 20 gets (the tests judge these at a hang's bounds);
   - the body loop's worst gap between two writes and the writes later than
     1.5 periods, idle and while wrk hammers GET /state with the 20 streams
     open (goal: no cycle late because of HTTP).
@@ -133,6 +136,26 @@ def main():
               f"{load['worst_gap_us'] / 1000:.1f} ms with wrk on /state and 20 streams; late "
               f"writes {idle['late']} of {idle['writes']} | {load['late']} of {load['writes']} "
               "(target 0)")
+        # Beside stalled streams (rest_test's test_slow_sse_client, as figures).
+        stalled = [Sse(d.rest_port, t, "?rate=83.33", rcvbuf=4096) for _ in range(4)]
+        time.sleep(3)  # their socket buffers fill; their threads wait in send
+        fast = Sse(d.rest_port, t, "?rate=20", validate=False)
+        gets, n, t0 = [], 0, time.monotonic()
+        while time.monotonic() - t0 < SECONDS:
+            a = time.monotonic()
+            request(d.rest_port, "GET", "/state", t)
+            gets.append(time.monotonic() - a)
+            n += fast.next()[0] == "state"
+        rate = n / (time.monotonic() - t0)
+        for x in stalled + [fast]:
+            x.close()
+        gets.sort()
+        print(f"beside 4 stalled SSE streams: GET /state median {gets[len(gets) // 2] * 1000:.1f} "
+              f"ms, slowest {gets[-1] * 1000:.1f} ms ({len(gets)} GETs); a stream at rate 20 got "
+              f"{rate:.1f} states/s")
+        report("state_get_stalled_max", gets[-1] * 1000, "ms", "-", "{:.1f}")
+        report("sse_rate20_stalled", rate, "states/s", "20", "{:.1f}")
+
         report("write_gap_max_idle", idle["worst_gap_us"] / 1000, "ms", "<=18")
         report("write_gap_max_http", load["worst_gap_us"] / 1000, "ms", "<=18")
         report("late_writes_http", load["late"], "writes", "0", "{:d}")

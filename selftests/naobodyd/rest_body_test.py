@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nbtest import LATE, REAL, SRCTREE, Daemon, Lola, Tap, binary, check, note, \
     wait_for  # noqa: E402
 from resttest import Sse, request, token_of  # noqa: E402
-from api_test import awake, ready  # noqa: E402
+from api_test import awake, ready, stiff_legs  # noqa: E402
 
 tap = Tap()
 
@@ -232,6 +232,7 @@ def rest_controller_release():
         check(not c.closed(0.2), "a refused release closed the client")
         check(request(d.rest_port, "GET", "/controller", t).json["holder"] == "robot-api",
               "a refused release took the role")
+        stiff_legs(c, d)  # not sampled in a dip of naobody.ko's (a VM stall)
         stiff = d.body.legs_stiffness()
         a = release(d, t, b'{"force": true, "session": %d}' % session)
         check(a.status == 200 and a.json["released"] is True, f"release: {a}")
@@ -371,8 +372,7 @@ def rest_stop_reaches_body():
     with Daemon(rest=True) as d:
         t = token_of(d)
         c = awake(d)
-        check(d.body.legs_stiffness() > 0.9,
-              f"the legs are not stiff before the stop ({d.body.legs_stiffness():.2f})")
+        stiff_legs(c, d)  # before the stop: waited for, not sampled in a dip of naobody.ko's
         ev = Sse(d.rest_port, t, "?rate=1")
         ev.expect(lambda k, v: k == "state", what="a first state")
         a = request(d.rest_port, "POST", "/stop", t, body=b'{"who": "rest_body_test"}')
@@ -387,7 +387,7 @@ def rest_stop_reaches_body():
                      "stiffness 0 in the emulator's frames")
             note("the emulator's newest frame has every stiffness 0")
         else:
-            wait_for(lambda: d.body.legs_stiffness() == 0, 2, "the simulated legs limp")
+            wait_for(lambda: d.body.legs_stiffness() == 0, 2 + LATE, "the simulated legs limp")
         check("REST 127.0.0.1 rest_body_test" in d.log(), "no log line with who stopped")
         ev.close()
         c.close()

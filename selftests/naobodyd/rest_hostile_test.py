@@ -46,7 +46,8 @@ def threads(pid):
 
 
 class Watch(threading.Thread):
-    """Reads a stream for as long as the test runs; the times it got something."""
+    """Reads a stream for as long as the test runs; the stamps read() gave
+    for what it got (None: nothing to count)."""
 
     def __init__(self, name, read):
         super().__init__(name=name, daemon=True)
@@ -58,8 +59,9 @@ class Watch(threading.Thread):
     def run(self):
         try:
             while not self.quit:
-                if self.read():
-                    self.times.append(time.monotonic())
+                stamp = self.read()
+                if stamp is not None:
+                    self.times.append(stamp)
         except Exception as e:  # noqa: BLE001 - reported by the test
             self.error = e
 
@@ -164,18 +166,24 @@ def rest_hostile_clients():
         t = token_of(d)
         pid = d.proc.pid
         wait_for(lambda: serves(d, t), 3, "a first state")
+        d.control("cycle reset")  # its socket in the baseline's fds
         c = Client(d)
         c.hello("hostile-watch")
         c.send({"Subscribe": {"state": True}})
         lola = Lola(d)
 
+        # The robot API's States by their own stamps (the frames' times): a
+        # stall of this process (eight churning threads share its Python)
+        # leaves them queued, stamped when naobodyd made them. LoLA's stream
+        # by the body loop's own worst gap between writes (the packets go
+        # out in the same cycle); its reader only shows the stream goes on.
         def api_read():
             c.send("Heartbeat")
             m = c.recv(2)
-            return isinstance(m, dict) and "State" in m
+            return m["State"]["time"] if isinstance(m, dict) and "State" in m else None
 
         api = Watch("robot API", api_read)
-        lw = Watch("LoLA", lambda: len(lola.read_raw()) == LOLA_PACKET)
+        lw = Watch("LoLA", lambda: time.time() if len(lola.read_raw()) == LOLA_PACKET else None)
         api.start()
         lw.start()
         # A warm-up wave, so that what the first connections allocate once
@@ -191,9 +199,10 @@ def rest_hostile_clients():
         sampler = Sampler(pid)
         sampler.start()
 
-        t0 = time.monotonic()
+        d.control("cycle reset")
+        t0 = time.time()
         errs = churn(d.rest_port, t, 1000)
-        t1 = time.monotonic()
+        t1 = time.time()
         note(f"1,000 connections in {t1 - t0:.1f} s ({len(errs)} refused or reset)")
         wait_for(lambda: serves(d, t), 3 * (1 + LATE), "REST after the first wave", step=0.1)
         peak_fds = fds(pid)
@@ -221,9 +230,9 @@ def rest_hostile_clients():
                     pass
         for s in slow:
             s.close()
-        t2 = time.monotonic()
+        t2 = time.time()
         errs = churn(d.rest_port, t, 1000)
-        t3 = time.monotonic()
+        t3 = time.time()
         note(f"1,000 more in {t3 - t2:.1f} s ({len(errs)} refused or reset)")
         wait_for(lambda: serves(d, t), 3 * (1 + LATE), "REST after the second wave", step=0.1)
         settled(d, base_threads)
@@ -232,16 +241,22 @@ def rest_hostile_clients():
         sampler.quit = True
         sampler.join()
         peak = sampler.peak
-        t4 = time.monotonic()
+        t4 = time.time()
         api.quit = lw.quit = True
-        gap_api, gap_lola = api.worst_gap(t0, t4), lw.worst_gap(t0, t4)
+        gap_api, gap_read = api.worst_gap(t0, t4), lw.worst_gap(t0, t4)
+        gap_lola = int(dict(kv.split("=", 1) for kv in d.control("cycle").split()[1:])
+                       ["worst_gap_us"]) / 1e6
         note(f"after: RSS {rss} KiB ({rss - base_rss:+d}), {nfds} fds (peak {peak_fds}); "
-             f"worst gap: robot API {gap_api * 1000:.0f} ms, LoLA {gap_lola * 1000:.0f} ms")
+             f"worst gap: robot API {gap_api * 1000:.0f} ms (its States' stamps), body loop "
+             f"{gap_lola * 1000:.0f} ms, LoLA at this reader {gap_read * 1000:.0f} ms")
         check(api.error is None and lw.error is None,
               f"a stream broke: robot API {api.error!r}, LoLA {lw.error!r}")
-        # 12 ms cycles; the robot API's States and LoLA's packets kept coming.
-        check(gap_api < 0.5 * (1 + LATE), f"the robot API went quiet for {gap_api:.2f} s")
-        check(gap_lola < 0.5 * (1 + LATE), f"LoLA went quiet for {gap_lola:.2f} s")
+        # 12 ms cycles; the robot API's States and LoLA's packets kept coming:
+        # a stream held up by the attack stops for its length (the waves and
+        # the slowloris, 5 s and more); a freeze for 0.1 s, and a niced
+        # naobodyd beside two busy loops stood still 1.6 s.
+        check(gap_api < 1.5 * (1 + LATE), f"the robot API went quiet for {gap_api:.2f} s")
+        check(gap_lola < 1.5 * (1 + LATE), f"the body loop (LoLA) stopped for {gap_lola:.2f} s")
         note(f"peaks: {peak['threads']} threads, {peak['fds']} fds, RSS {peak['rss']} KiB")
         # A thread and a socket per connection, never more than the limit
         # (and the two request()s' of this test).

@@ -106,10 +106,13 @@ def get(d, path, t=None):
 def until_done(d, name, timeout):
     """GET /serial/NAME until its command has ended; that command."""
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    while True:
+        past = time.monotonic() >= end  # then one look more
         cmd = get(d, f"/serial/{name}").json["command"]
         if cmd and cmd["state"] not in ("starting", "running"):
             return cmd
+        if past:
+            break
         time.sleep(0.05)
     raise AssertionError(f"the {name} command did not end within {timeout} s: {cmd}")
 
@@ -216,17 +219,14 @@ def rest_parol6_enable_home_move():
         check(again.status == 409 and "POST /serial/p6/stop" in again.json["message"],
               f"a second move while one runs: {again}")
         # The move waits only for itself: the rest of the API answers meanwhile.
+        # The third GET finding the move still running shows they did not
+        # wait for it (how long they took is a machine's figure: the debug
+        # tier's KASAN under TCG took 6 s, the move still running).
         t0 = time.monotonic()
         check(get(d, "/robot").status == 200 and get(d, "/serial").status == 200 and
               get(d, "/serial/p6/telemetry").json.get("command") == "move",
               "the API while the arm moves")
-        took = time.monotonic() - t0
-        # The third GET finding the move still running shows they did not
-        # wait for it; the time bounds their latency. The debug tier's
-        # KASAN under TCG took 6.05 s once against 1.5 * SLOW (6 s), with
-        # the move (10 s there) still running: 2 * SLOW in a VM.
-        bound = 2 * SLOW if LATE else 1.5 * SLOW
-        check(took < bound, f"three GETs took {took:.2f} s while the arm moved")
+        note(f"three GETs while the arm moved: {time.monotonic() - t0:.2f} s")
         cmd = until_done(d, "p6", 30 * SLOW)
         check(cmd["state"] == "done", f"move: {cmd}")
         idle_last()
@@ -266,12 +266,11 @@ def rest_parol6_stop_ends_a_jog():
                      "the arm to get jog frames")
             if REAL and stop == "/stop":
                 check_ldisc()
-            started = time.monotonic()
             a = post(d, stop)
             check(a.status == 200, f"{stop}: {a}")
+            # Done within 3 s x SLOW of the stop (the 8 s jog would go on).
             cmd = until_done(d, "p6", 3 * SLOW)
-            check(cmd["state"] == "stopped" and time.monotonic() - started < 3 * SLOW,
-                  f"after {stop}: {cmd}")
+            check(cmd["state"] == "stopped", f"after {stop}: {cmd}")
             idle_last()
         a = post(d, "/serial/p6/jog", {"joint": 1, "speed": 500})
         check(a.status == 422 and "jog limit" in a.json["message"], f"a fast jog: {a}")

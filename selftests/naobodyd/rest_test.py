@@ -16,7 +16,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import Client, Daemon, Tap, binary, check, note, wait_for  # noqa: E402
+from nbtest import LATE, WAIT, Client, Daemon, Tap, binary, check, note, wait_for  # noqa: E402
 from resttest import Sse, request, token_of  # noqa: E402
 
 tap = Tap()
@@ -146,6 +146,12 @@ def test_error_statuses():
         check(not d.body.stopped(), "an error stopped the body")
 
 
+def median_gap(values):
+    """The median of the differences between consecutive values."""
+    gaps = sorted(b - a for a, b in zip(values, values[1:]))
+    return gaps[len(gaps) // 2]
+
+
 @tap.test
 def test_state_converted():
     """GET /state: SI units, the API's joint order, battery temperature in whole degrees Celsius"""
@@ -169,9 +175,8 @@ def test_state_converted():
         check(not s["stopped"] and s["board_answering"], f"flags {s}")
         check(abs(s["time"] - time.time()) < 2, f"time {s['time']} vs {time.time()}")
         c1 = s["cycle"]
-        time.sleep(0.2)
-        check(request(d.rest_port, "GET", "/state", t).json["cycle"] > c1 + 5,
-              "the state does not move")
+        wait_for(lambda: request(d.rest_port, "GET", "/state", t).json["cycle"] > c1 + 5,
+                 WAIT, "the state's cycle to move on")
 
 
 @tap.test
@@ -220,13 +225,15 @@ def test_sse_rate_and_events():
     with Daemon(rest=True) as d:
         t = token_of(d)
         ev = Sse(d.rest_port, t, "?rate=5")
-        t0 = time.monotonic()
-        n = 0
-        while time.monotonic() - t0 < 2.0:
-            kind, _ = ev.next()
-            n += kind == "state"
-        note(f"rate=5 for 2 s: {n} states")
-        check(7 <= n <= 12, f"{n} states in 2 s at 5 per second")
+        # The rate by the daemon's stamps on the states (the frames' times):
+        # a stall of this client or a freeze moves a gap, not the median.
+        times = []
+        while len(times) < 11:
+            kind, v = ev.next()
+            if kind == "state":
+                times.append(v["time"])
+        gap = median_gap(times)
+        check(0.15 <= gap <= 0.3, f"rate=5: the states {gap:.3f} s apart (the median of 10)")
         d.body.touch("chest", True)
         ev.expect(lambda k, v: k == "touch" and v["sensor"] == "chest_button" and v["pressed"],
                   what="the chest button's press")
@@ -234,16 +241,17 @@ def test_sse_rate_and_events():
         ev.expect(lambda k, v: k == "touch" and v["sensor"] == "chest_button" and not v["pressed"],
                   what="its release")
         ev.close()
-        full = Sse(d.rest_port, t, "?rate=83.33")
-        t0 = time.monotonic()
+        # Every cycle's state, by the cycles they carry (read without the
+        # schema, validated above, so that this client keeps up).
+        full = Sse(d.rest_port, t, "?rate=83.33", validate=False)
         cycles = []
-        while time.monotonic() - t0 < 1.0:
+        while len(cycles) < 84:
             kind, v = full.next()
             if kind == "state":
                 cycles.append(v["cycle"])
-        note(f"rate=83.33 for 1 s: {len(cycles)} states")
-        check(len(cycles) >= 40, f"{len(cycles)} states in 1 s at the cycle rate")
         check(cycles == sorted(set(cycles)), "a state twice or out of order")
+        check(median_gap(cycles) == 1, f"rate=83.33: the states {median_gap(cycles)} cycles "
+              "apart (the median of 83), not every cycle's")
         full.close()
 
 
@@ -257,24 +265,32 @@ def test_slow_sse_client():
         fast = Sse(d.rest_port, t, "?rate=20")
         t0 = time.monotonic()
         n, worst = 0, 0.0
+        times = []
         while time.monotonic() - t0 < 2.0:
             a = time.monotonic()
             request(d.rest_port, "GET", "/state", t)
             worst = max(worst, time.monotonic() - a)
-            kind, _ = fast.next()
-            n += kind == "state"
+            kind, v = fast.next()
+            if kind == "state":
+                n += 1
+                times.append(v["time"])
         note(f"4 stalled streams: 20/s stream got {n} in 2 s, slowest GET /state {worst * 1000:.0f} ms")
-        check(n >= 25, f"the reading stream got {n} states in 2 s")
-        check(worst < 0.5, f"GET /state took {worst:.2f} s")
+        # A GET or a stream held up behind a stalled one waits for good: a
+        # hang's bounds, the rate by the daemon's stamps.
+        check(worst < 2 + LATE, f"GET /state took {worst:.2f} s")
+        gap = median_gap(times)
+        check(0.03 <= gap <= 0.075, f"the reading stream's states {gap:.3f} s apart (the median "
+              f"of {len(times) - 1}), not 20 a second")
         with open(f"/proc/{d.proc.pid}/status") as f:
             rss = int(next(ln for ln in f if ln.startswith("VmRSS")).split()[1])
         note(f"RSS {rss} kB")
         # The slow ones, read now, get recent states, not a backlog from 3 s ago.
         s = slow[0]
         s.sock.settimeout(5)
+        s.validate = False  # the schema is checked above: here, reading as fast as it can
         cur = request(d.rest_port, "GET", "/state", t).json["cycle"]
         last = None
-        end = time.monotonic() + 3
+        end = time.monotonic() + 5 + LATE
         while time.monotonic() < end:
             kind, v = s.next()
             if kind == "state":
@@ -422,7 +438,7 @@ def test_slowloris():
                 except OSError:
                     n += 1
             return n == len(slow)
-        wait_for(dropped, 30, "the slow connections to be dropped", step=0.5)
+        wait_for(dropped, 15 + LATE, "the slow connections to be dropped", step=0.5)
         took = time.monotonic() - t0
         note(f"{len(slow)} slow connections dropped after {took:.1f} s")
         check(took >= 4, f"dropped after {took:.1f} s: before the 5 s limit?")

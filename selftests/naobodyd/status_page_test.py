@@ -20,7 +20,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import SRCTREE, Daemon, Tap, check, note, wait_for  # noqa: E402
+from nbtest import LATE, SRCTREE, Daemon, Tap, check, note, wait_for  # noqa: E402
 from resttest import request, token_of  # noqa: E402
 
 tap = Tap()
@@ -28,6 +28,8 @@ WWW = os.path.join(SRCTREE, "userspace", "naobodyd", "www")
 LOGS = os.path.join(os.environ.get("O") or os.path.join(SRCTREE, "build"), "logs")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+# chromium runs the page slowly on a loaded machine: every wait's bound grows.
+SLOW = 1 + LATE
 MISSING = ("the status page's browser test needs Debian's chromium, chromium-driver and "
            "python3-selenium: run 'make deps' (scripts/deps.sh installs them)")
 
@@ -63,17 +65,17 @@ def log_in(drv, d, port):
     from selenium.webdriver.common.by import By
 
     drv.get(f"http://127.0.0.1:{port}/")
-    wait_for(lambda: drv.find_element(By.ID, "login").is_displayed(), 10, "the token form")
+    wait_for(lambda: drv.find_element(By.ID, "login").is_displayed(), 10 * SLOW, "the token form")
     box = drv.find_element(By.ID, "token-input")
     box.send_keys("0" * 64)
     drv.find_element(By.ID, "token-submit").click()
-    wait_for(lambda: "refused" in text(drv, "login-msg"), 5, "the wrong token's message")
+    wait_for(lambda: "refused" in text(drv, "login-msg"), 5 * SLOW, "the wrong token's message")
     box.send_keys(token_of(d))
     drv.find_element(By.ID, "token-submit").click()
-    wait_for(lambda: not drv.find_element(By.ID, "login").is_displayed(), 5,
+    wait_for(lambda: not drv.find_element(By.ID, "login").is_displayed(), 5 * SLOW,
              "the form to go once the token is right")
-    wait_for(lambda: "SIMULATED-BODY-00001" in text(drv, "robot-id"), 5, "the robot's id")
-    wait_for(lambda: attr(drv, "link", "state") == "up", 5, "the live stream")
+    wait_for(lambda: "SIMULATED-BODY-00001" in text(drv, "robot-id"), 5 * SLOW, "the robot's id")
+    wait_for(lambda: attr(drv, "link", "state") == "up", 5 * SLOW, "the live stream")
 
 
 @tap.test
@@ -91,9 +93,9 @@ def test_status_page():
             log_in(drv, d, d.rest_port)
 
             # Live: the cycle moves; 26 joints with figures.
-            c1 = wait_for(lambda: text(drv, "cycle").isdigit() and int(text(drv, "cycle")), 5,
+            c1 = wait_for(lambda: text(drv, "cycle").isdigit() and int(text(drv, "cycle")), 5 * SLOW,
                           "a cycle number")
-            wait_for(lambda: int(text(drv, "cycle")) > c1 + 10, 5, "the cycle to move")
+            wait_for(lambda: int(text(drv, "cycle")) > c1 + 10, 5 * SLOW, "the cycle to move")
             rows = drv.find_elements(By.CSS_SELECTOR, "#joints-body tr")
             check(len(rows) == 26, f"{len(rows)} joint rows")
             check("°" in rows[0].text and "°C" in rows[0].text and " A" in rows[0].text,
@@ -106,33 +108,33 @@ def test_status_page():
             for name in ("head_front", "chest_button", "left_foot"):
                 check(attr(drv, f"touch-{name}", "pressed") == "false", f"{name} lit at rest")
             d.body.touch("head_front", True)
-            wait_for(lambda: attr(drv, "touch-head_front", "pressed") == "true", 3,
+            wait_for(lambda: attr(drv, "touch-head_front", "pressed") == "true", 3 * SLOW,
                      "head front to light")
             check(attr(drv, "touch-chest_button", "pressed") == "false", "the chest lit too")
             wait_for(lambda: "touch sensor=head_front pressed=true" in text(drv, "events-list"),
-                     3, "the touch in the event list")
+                     3 * SLOW, "the touch in the event list")
 
             # The IMU plot moves: two samples, two different pictures; the
             # feet have their sensors drawn.
             wait_for(lambda: canvas_pixels(drv, "imu-plot") != canvas_pixels(drv, "feet-plot"),
-                     3, "a plot")
+                     3 * SLOW, "a plot")
             d.control("push front")
             a = canvas_pixels(drv, "imu-plot")
-            wait_for(lambda: canvas_pixels(drv, "imu-plot") != a, 3, "the IMU plot to move")
+            wait_for(lambda: canvas_pixels(drv, "imu-plot") != a, 3 * SLOW, "the IMU plot to move")
             check(len(canvas_pixels(drv, "feet-plot")) > 2000, "the feet are not drawn")
             os.makedirs(LOGS, exist_ok=True)
             drv.save_screenshot(os.path.join(LOGS, "status-page.png"))
             d.body.touch("head_front", False)
-            wait_for(lambda: attr(drv, "touch-head_front", "pressed") == "false", 3,
+            wait_for(lambda: attr(drv, "touch-head_front", "pressed") == "false", 3 * SLOW,
                      "head front to go dark")
 
             # The stop button latches the switch.
             check(not d.body.stopped(), "stopped before the button")
             drv.find_element(By.ID, "stop").click()
-            wait_for(d.body.stopped, 3, "the simulated body to be stopped")
+            wait_for(d.body.stopped, 3 * SLOW, "the simulated body to be stopped")
             wait_for(lambda: request(d.rest_port, "GET", "/state", token_of(d)).json["stopped"],
-                     2, "/state to say stopped")
-            wait_for(lambda: attr(drv, "stopped", "stopped") == "true", 3, "the page to say latched")
+                     2 * SLOW, "/state to say stopped")
+            wait_for(lambda: attr(drv, "stopped", "stopped") == "true", 3 * SLOW, "the page to say latched")
             check("from REST 127.0.0.1 status page" in d.log(), "the log does not say who stopped")
             note(f"the whole run {time.monotonic() - t0:.1f} s")
     finally:
@@ -158,7 +160,7 @@ def test_phone():
             drv.execute_cdp_cmd("Emulation.setTouchEmulationEnabled",
                                 {"enabled": True, "maxTouchPoints": 5})
             log_in(drv, d, d.rest_port)
-            wait_for(lambda: text(drv, "cycle").isdigit(), 5, "a state")
+            wait_for(lambda: text(drv, "cycle").isdigit(), 5 * SLOW, "a state")
             wide = drv.execute_script("return [document.documentElement.scrollWidth, innerWidth];")
             check(wide[1] == 390, f"the viewport is {wide[1]} px wide, not the phone's 390: "
                   "something wider than the screen made the browser zoom out")
@@ -167,16 +169,18 @@ def test_phone():
             r = drv.execute_script(rect)
             check(r["height"] >= 48 and r["width"] >= 300, f"the stop button is {r}")
             drv.execute_script("window.scrollTo(0, document.body.scrollHeight);")
-            time.sleep(0.2)
-            r = drv.execute_script(rect)
-            check(r["top"] >= 0 and r["bottom"] <= 844, f"scrolled down, the stop button is at {r}")
+
+            def on_screen():
+                r = drv.execute_script(rect)
+                return r["top"] >= 0 and r["bottom"] <= 844 and drv.execute_script("return scrollY;")
+            wait_for(on_screen, 2 * SLOW, "the stop button on screen, scrolled down")
             for el in drv.find_elements(By.CSS_SELECTOR, ".sensor"):
                 check(el.size["height"] >= 40, f"a touch sensor {el.size} is too small to see")
             drv.execute_script("window.scrollTo(0, 0);")
             os.makedirs(LOGS, exist_ok=True)
             drv.save_screenshot(os.path.join(LOGS, "status-page-phone.png"))
             drv.find_element(By.ID, "stop").click()
-            wait_for(d.body.stopped, 3, "the phone's stop to latch the switch")
+            wait_for(d.body.stopped, 3 * SLOW, "the phone's stop to latch the switch")
     finally:
         if drv:
             drv.quit()

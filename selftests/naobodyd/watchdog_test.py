@@ -14,7 +14,8 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from api_test import J, awake, ready  # noqa: E402
-from nbtest import LATE, REAL, Daemon, Tap, check, check_not_fallen, note, wait_for  # noqa: E402
+from nbtest import (LATE, REAL, WAIT, Daemon, Tap, TestFailure, check, check_not_fallen,  # noqa: E402
+                    note, wait_for)
 
 tap = Tap()
 
@@ -42,22 +43,27 @@ def both_stages():
     """Watchdog: quiet 0.5 s stands still, 3 s sits down and goes limp; heard again: released"""
     with Daemon() as d:
         c = arms_up(d)
-        c.send("Heartbeat")
+        # Stamped before the send: naobodyd heard it after this, so neither
+        # stage can come sooner than its time after it. Later is the
+        # machine's (upper bounds a hang's); the order shows the stages.
         quiet = time.monotonic()
+        c.send("Heartbeat")
         # Read, but send nothing.
-        e = c.event("Watchdog", timeout=1.5 + LATE)
+        e = c.event("Watchdog", timeout=0.5 + 1.5 + LATE)
         t1 = time.monotonic() - quiet
         check(e == {"active": True}, f"first event {e}")
-        check(0.45 <= t1 <= 0.9 + LATE, f"first stage after {t1:.2f} s")
+        check(t1 >= 0.5, f"first stage after {t1:.2f} s")
         s = c.state(pred=lambda s: s["joint_positions"][J["left_shoulder_pitch"]] > 1.3,
                     timeout=2.2 + LATE, what="arms down")
         check(s["motion"] == "Stand" and s["fall_state"] == "Upright",
               f"standing still: {s['motion']} {s['fall_state']}")
-        check(d.body.legs_stiffness() > 0.9, "the legs went limp at the first stage")
-        e = c.event("Watchdog", timeout=3 + LATE)
+        wait_for(lambda: d.body.legs_stiffness() > 0.9, 1 + LATE,
+                 "the legs stiff at the first stage")
+        e = c.event("Watchdog", timeout=3 + 1.5 + LATE)
         t2 = time.monotonic() - quiet
         check(e == {"active": True}, f"second event {e}")
-        check(2.95 <= t2 <= 3.5 + LATE, f"second stage after {t2:.2f} s")
+        check(t2 >= 3.0, f"second stage after {t2:.2f} s")
+        note(f"stages {t1:.2f} s and {t2:.2f} s after the last heartbeat was sent")
         s = c.state(pred=lambda s: s["primary_state"] == "Unstiff", timeout=3.5 + LATE,
                     what="limp")
         check(s["fall_state"] == "Sitting", f"not sitting: {s['fall_state']}")
@@ -66,8 +72,8 @@ def both_stages():
         wait_for(lambda: d.body.legs_stiffness() == 0, 0.5 + LATE, "the legs' stiffness at 0")
         check(d.body.knees() > 1.6, f"the body's knees at {d.body.knees():.2f} rad")
         c.send("Heartbeat")
-        check(c.event("Watchdog", timeout=1) == {"active": False}, "release event")
-        s = c.until(lambda s: True, 1)
+        check(c.event("Watchdog", timeout=WAIT) == {"active": False}, "release event")
+        s = c.until(lambda s: True, WAIT)
         check(s["primary_state"] == "Unstiff", "the robot woke by itself after the release")
         log = d.log()
         check("quiet for 0.5 s" in log and "quiet for 3 s" in log and "released" in log, "log")
@@ -134,13 +140,17 @@ def disconnect():
                 "Squat")
         c.close()
         gone = time.monotonic()
-        wait_for(lambda: "quiet for 0.5 s" in d.log(), 1 + LATE, "the first stage")
-        check(time.monotonic() - gone < 1.0 + LATE, "the first stage came late")
-        time.sleep(1.5)
-        knees = d.body.knees()
-        check(abs(knees - 0.92) < 0.08, f"not standing after 1.5 s: knees {knees:.2f}")
-        check(d.body.legs_stiffness() > 0.9, "limp too early")
-        wait_for(lambda: d.body.legs_stiffness() < 0.01, 5 + LATE, "limp")
+        wait_for(lambda: "quiet for 0.5 s" in d.log(), 0.5 + 1.5 + LATE, "the first stage")
+
+        # Standing, stiff, seen before the second stage began: the body
+        # read first, then the log without the second stage's line.
+        def standing():
+            knees, stiff = d.body.knees(), d.body.legs_stiffness()
+            check("quiet for 3 s" not in d.log(), f"the second stage came before the robot "
+                  f"stood still: knees {knees:.2f} rad, legs' stiffness {stiff:.2f}")
+            return abs(knees - 0.92) < 0.08 and stiff > 0.9
+        wait_for(standing, 3 + LATE, "the robot standing still after the first stage")
+        wait_for(lambda: d.body.legs_stiffness() < 0.01, 10 + LATE, "limp")
         check(time.monotonic() - gone > 3.0, "limp before 3 s")
         knees = d.body.knees()
         check(knees > 1.7, f"not sitting: knees {knees:.2f}")
@@ -153,9 +163,9 @@ def new_controller_releases():
     with Daemon() as d:
         c = awake(d)
         c.close()
-        wait_for(lambda: float(d.sim_status()["legs_stiffness"]) < 0.01, 6, "limp")
+        wait_for(lambda: float(d.sim_status()["legs_stiffness"]) < 0.01, 10, "limp")
         c = ready(d, "next")
-        check(c.event("Watchdog", timeout=1) == {"active": False}, "release event")
+        check(c.event("Watchdog", timeout=WAIT) == {"active": False}, "release event")
         s = c.state()
         check(s["primary_state"] == "Unstiff" and s["fall_state"] == "Sitting",
               f"{s['primary_state']} {s['fall_state']}")
@@ -170,24 +180,44 @@ def sigterm_sits_down_first():
         check(d.stop() == 0, "exit status")
         took = time.monotonic() - t0
         log = d.log()
-        check(0.5 < took < 5.5, f"stopped after {took:.2f} s")
+        check(0.5 < took < 5.5 + LATE, f"stopped after {took:.2f} s")
         tail = log[log.index("stopping: letting the clients go"):]
         check("sitting down and going limp first" in tail, "no sit-down on SIGTERM")
         check("fall state Sitting" in tail, "exited before sitting")
         if REAL:  # what naobodyd left the board
             check(d.body.knees() > 1.6 and d.body.legs_stiffness() == 0,
                   f"knees {d.body.knees():.2f} rad, legs' stiffness {d.body.legs_stiffness()}")
-    with Daemon() as d:
-        awake(d)
-        t0 = time.monotonic()
-        d.proc.send_signal(signal.SIGTERM)
-        wait_for(lambda: "sitting down and going limp first" in d.log(), 1, "the sit-down")
-        d.proc.send_signal(signal.SIGTERM)
-        d.proc.wait(2 + LATE)
-        check(time.monotonic() - t0 < 0.8 + LATE, "a second SIGTERM did not stop at once")
+    # A second SIGTERM during the sit-down (1.3 s or more) stops at once:
+    # no "fall state Sitting" before the exit. naobodyd is frozen while the
+    # second goes in, so the sit-down is where the test saw it; if it was
+    # over by then (this process was late), the case is run again.
+    for attempt in range(3):
+        with Daemon() as d:
+            awake(d)
+            d.proc.send_signal(signal.SIGTERM)
+            wait_for(lambda: "sitting down and going limp first" in d.log(), WAIT,
+                     "the sit-down")
+            os.kill(d.proc.pid, signal.SIGSTOP)
+            try:
+                late = "fall state Sitting" in d.log().split("sitting down and going limp")[1]
+                d.proc.send_signal(signal.SIGTERM)
+            finally:
+                os.kill(d.proc.pid, signal.SIGCONT)
+            d.proc.wait(2 + LATE)
+            if late:
+                continue
+            tail = d.log().split("sitting down and going limp first")[1]
+            check("fall state Sitting" not in tail, "a second SIGTERM waited for the sit-down")
+            break
+    else:
+        raise TestFailure("the sit-down was over before the test could signal again, 3 times")
     with Daemon() as d:  # limp: no delay
         t0 = time.monotonic()
-        check(d.stop() == 0 and time.monotonic() - t0 < 0.5 + LATE, "a limp robot's stop waited")
+        check(d.stop() == 0, "exit status")
+        took = time.monotonic() - t0
+        check("sitting down" not in d.log(), "a limp robot's stop sat it down first")
+        # Waiting for a limp robot to go limp (5 s) is a defect; 2 s a hang.
+        check(took < 2 + LATE, f"a limp robot's stop took {took:.2f} s")
 
 
 @tap.test(sim=False, real=True)

@@ -65,6 +65,7 @@ struct sim {
 	int tfd;
 	uint64_t cycle;
 	uint64_t start_ns, last_ns;
+	bool lockstep;			/* NAOBODYD_SIM_LOCKSTEP: see body_sim_create() */
 	uint64_t calibrated_ns;		/* no calibration before (--sim-uncalibrated) */
 	struct sim_control *control;
 	struct sim_physics *phys;	/* NULL: kinematic */
@@ -366,10 +367,15 @@ static int sim_read(struct body *b, struct body_frame *f)
 
 	if (read(s->tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return errno == EAGAIN ? 0 : -errno;
-	now = mono_ns();
-	dt = (float)(now - s->last_ns) / 1e9f;
-	if (dt > 0.1f)
-		dt = 0.1f;	/* a stopped process does not teleport its body */
+	if (s->lockstep) {
+		now = s->start_ns + (s->cycle + 1) * PERIOD_NS;
+		dt = (float)PERIOD_NS / 1e9f;
+	} else {
+		now = mono_ns();
+		dt = (float)(now - s->last_ns) / 1e9f;
+		if (dt > 0.1f)
+			dt = 0.1f;	/* a stopped process does not teleport its body */
+	}
 	s->last_ns = now;
 	if (s->control)
 		sim_control_tick(s->control, (double)(now - s->start_ns) / 1e9);
@@ -501,6 +507,18 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 	s->sonar[0] = s->sonar[1] = 2.55f;
 	s->rng = 0x2545f491;
 	s->start_ns = s->last_ns = mono_ns();
+	/*
+	 * A test mode, off unless NAOBODYD_SIM_LOCKSTEP=1 (physics_test.py):
+	 * each cycle is one period of the body's time, the frames' time with
+	 * it, however late the cycle ran. A stand, a walk or a fall then never
+	 * depends on how busy the machine is, only how long it takes. That
+	 * time can only fall behind the clock, so a watchdog (which hears on
+	 * the clock) can only come later.
+	 */
+	s->lockstep = getenv("NAOBODYD_SIM_LOCKSTEP") &&
+		      !strcmp(getenv("NAOBODYD_SIM_LOCKSTEP"), "1");
+	if (s->lockstep)
+		log_info("sim: lockstep (NAOBODYD_SIM_LOCKSTEP): a period of the body's time a cycle");
 	s->calibrated_ns = s->start_ns + (uint64_t)(cfg->sim_uncalibrated * 1e9);
 	if (cfg->sim_model) {
 		char err[768];
