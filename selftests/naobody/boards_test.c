@@ -160,6 +160,29 @@ TEST_F_TIMEOUT(chest, id_strings_in_every_slot, NBT_TIMEOUT)
 	EXPECT_STREQ(want, id);
 }
 
+/*
+ * A chest mode request, asked again while the link was too slow for it:
+ * the driver gives up after NAOBODY_REQ_SENDS sends without an answer
+ * (-ETIMEDOUT), and a reset that a starved emulator brought about cancels
+ * it (-ECANCELED). Under TCG on a loaded host both happen to a healthy
+ * driver; a request that never gets through fails at the hang's bound.
+ */
+static int chest_mode_patient(struct nb_device *d, uint32_t op, uint32_t *result)
+{
+	int err, tries = 0;
+
+	for (int waited = 0;; waited += 100, tries++) {
+		err = nb_chest_mode(d, op, result);
+		if ((err != -ETIMEDOUT && err != -ECANCELED) || waited >= NBT_MS(30000))
+			break;
+		usleep(100000);
+	}
+	if (tries)
+		fprintf(stderr, "# chest mode %u: asked %d more time(s) (%s)\n", op, tries,
+			err ? strerror(-err) : "then answered");
+	return err;
+}
+
 TEST_F_TIMEOUT(chest, mode_query_and_led_state, NBT_TIMEOUT)
 {
 	static struct nb_emu_frame f[MAX_FRAMES];
@@ -168,10 +191,10 @@ TEST_F_TIMEOUT(chest, mode_query_and_led_state, NBT_TIMEOUT)
 	int n, seen = 0;
 
 	/* The firmware is running: not in the boot loader. */
-	ASSERT_EQ(0, nb_chest_mode(self->t.dev, NAOBODY_CHEST_QUERY_BOOTLOADER, &result));
+	ASSERT_EQ(0, chest_mode_patient(self->t.dev, NAOBODY_CHEST_QUERY_BOOTLOADER, &result));
 	EXPECT_EQ(0u, result);
 	ASSERT_EQ(0, nb_emu_stats(&self->t.emu, &st));
-	ASSERT_EQ(0, nb_chest_mode(self->t.dev, NAOBODY_CHEST_LED_MANUAL, NULL));
+	ASSERT_EQ(0, chest_mode_patient(self->t.dev, NAOBODY_CHEST_LED_MANUAL, NULL));
 	/* The request went out in a frame, with its op. */
 	n = nb_emu_frames(&self->t.emu, st.frames > 20 ? st.frames - 20 : 0, f, MAX_FRAMES);
 	for (int i = 0; i < n; i++)
