@@ -443,7 +443,8 @@ static void cycle_paces_through_the_hold_then_backs_off(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, fake.nsubmitted, submitted + 1);
 		want = before >= hold ? 1ULL << (before - hold) :
 		       before >= NAOBODY_PACE_AFTER ? 1 : 0;
-		KUNIT_EXPECT_EQ_MSG(test, nb->stats.skipped - skipped, want, "before miss %u", miss);
+		KUNIT_EXPECT_EQ_MSG(test, nb->stats.skipped - skipped, want,
+				    "before miss %u", miss);
 		complete_step(nb, last_submitted(), -EPROTO, 0);
 	}
 }
