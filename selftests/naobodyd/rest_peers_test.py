@@ -15,7 +15,7 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import Daemon, Tap, check, note, wait_for  # noqa: E402
+from nbtest import BODY_HANG, Daemon, Tap, check, note, wait_for  # noqa: E402
 from resttest import Sse, request, token_of  # noqa: E402
 
 tap = Tap()
@@ -113,6 +113,10 @@ def connections_per_source():
     """two addresses opening 40 trickling connections each hold 12 each: a third is served"""
     with Daemon(rest=True) as d:
         t = token_of(d)
+        # The body's first State (503 no_state before it, on a busy machine
+        # seconds after the ports listen): this is about connections.
+        wait_for(lambda: request(d.rest_port, "GET", "/state", t, source="127.0.0.2").status == 200,
+                 BODY_HANG, "the body's first State over REST")
         held = {}
         for src in ("127.0.0.1", "127.0.0.3"):
             held[src] = []
