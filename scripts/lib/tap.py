@@ -30,8 +30,12 @@ def result(kind, name, reason=None):
 
 # A failure's diagnostics ("# ..." lines) shown under its RESULT line, so
 # that a summary that keeps only the failures (CI's) still says why: the
-# kselftest harness prints them before "not ok", nbtest.py after it.
-WHY_BEFORE, WHY_AFTER = 6, 10
+# kselftest harness prints them before "not ok", nbtest.py after it (a
+# Python traceback, whose last line says what went wrong, then the
+# daemon's command line and the last lines of its log).
+WHY_BEFORE, WHY_AFTER = 6, 30
+# A traceback's column markers ("^^^^^") say nothing a summary needs.
+MARKERS_ONLY = re.compile(r"^#\s*[\^~\s]+$")
 NEXT_CASE = re.compile(r"^#\s+RUN\s")
 
 
@@ -49,7 +53,7 @@ def diagnostics(lines, i):
         # harness's) ends this one's notes as surely as its result does.
         if TAP_LINE.match(line) or NEXT_CASE.match(line):
             break
-        if line.startswith("#"):
+        if line.startswith("#") and not MARKERS_ONLY.match(line):
             after.append(line)
     # Lines after it are its own (nbtest.py's style); before it, only when
     # none follow (after an "ok", they may be the previous case's notes).

@@ -31,6 +31,13 @@ not ok 2 second
 #   lost nothing while stopped for 5 ring lengths
 """
 
+# A deep Python traceback (CI's rest_serial_test, issue 26): its last line,
+# the exception, came 13th and was cut; the column markers took lines.
+DEEP = "1..1\nnot ok 1 enable, home and a move through REST\n#   Traceback (most recent call last):\n" + \
+    "".join(f"#     File \"t.py\", line {n}, in f{n}\n#       f{n + 1}()\n#       ^^^^^^^^\n"
+            for n in range(8)) + \
+    "#   TimeoutError: timed out\n#   naobodyd --rest-port 1\n"
+
 # A program that skips itself whole (a test that needs root, run without).
 WHOLE_SKIP = "1..0 # SKIP not root: network namespaces need CAP_SYS_ADMIN\n"
 
@@ -51,7 +58,7 @@ def summary(text, rc=1):
 
 
 def main():
-    print("1..6")
+    print("1..7")
     out = summary(KSELFTEST)
     tap("Expected 0 (0) == nbt_wait_path()" in out,
         "kselftest: the failed case's own notes (before its not ok) are shown", out)
@@ -61,6 +68,9 @@ def main():
     tap("lost nothing while stopped" in out, "notes after not ok are shown", out)
     tap(out.count("RESULT fail") == 1 and "RESULT pass t: first" in out,
         "one failure, one pass", out)
+    out = summary(DEEP)
+    tap("TimeoutError: timed out" in out and "^^^" not in out,
+        "a deep traceback's last line is shown, its column markers are not", out)
     out = summary(WHOLE_SKIP, rc=0)
     tap(out == "RESULT skip t: not root: network namespaces need CAP_SYS_ADMIN\n",
         "a whole-file skip is one skip with its reason, not a failure", out)
