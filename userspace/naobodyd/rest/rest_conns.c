@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* naobodyd's REST API: its connections' limits (see rest_conns.h). */
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
@@ -111,8 +112,18 @@ unsigned int rest_conns_reap(struct rest_conns *rc, uint64_t now)
 	for (int i = 0; i < REST_CONNECTIONS; i++) {
 		struct rest_conn *e = &rc->conn[i];
 
+		int unread = 0;
+
 		if (!e->c || e->in_request || e->shut || e->fd < 0 ||
 		    now - e->since < REST_HEADER_NS)
+			continue;
+		/*
+		 * Bytes the peer sent that its thread has not read yet: the
+		 * lateness is ours (a stalled daemon, a starved machine), not
+		 * the peer's. A slowloris's trickle is read as it comes, so
+		 * it is found with nothing waiting, at this round or the next.
+		 */
+		if (!ioctl(e->fd, FIONREAD, &unread) && unread > 0)
 			continue;
 		/*
 		 * Its thread sees the end of the stream and closes it; the fd
