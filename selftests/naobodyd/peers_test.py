@@ -66,14 +66,20 @@ def log_reader_stalled():
     finally:
         proc.terminate()
         # Reading again lets it go; it ends with everything queued written.
+        # Read to the pipe's end (the daemon gone): its last lines may be
+        # in the pipe still when it has exited.
         out = b""
         os.set_blocking(r, False)
-        end = time.monotonic() + 20
-        while proc.poll() is None and time.monotonic() < end:
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
             try:
-                out += os.read(r, 65536)
+                chunk = os.read(r, 65536)
             except BlockingIOError:
                 time.sleep(0.01)
+                continue
+            if not chunk:
+                break
+            out += chunk
         if proc.poll() is None:
             proc.kill()
         proc.wait()
