@@ -25,6 +25,9 @@ mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,etc,root,host,tests,usr/local/bi
 
 # busybox: the init installs its applet links at boot.
 cp /bin/busybox "$root/bin/busybox"
+# script(1), which busybox lacks: the tools' terminal output is tested
+# through it (n_robot's e2e.sh). bsdutils is essential in Debian.
+cp /usr/bin/script "$root/usr/local/bin/script"
 install -m 0755 "$srctree/scripts/vm/init.sh" "$root/init"
 install -m 0755 "$srctree/scripts/vm/demo.sh" "$root/demo.sh"
 install -m 0644 "$srctree/scripts/vm/demo_client.py" "$root/demo_client.py"
