@@ -15,8 +15,8 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import BODY_HANG, Daemon, Tap, check, note, wait_for  # noqa: E402
-from resttest import Sse, request, token_of  # noqa: E402
+from nbtest import Daemon, Tap, check, note, wait_for  # noqa: E402
+from resttest import Sse, first_state, request, token_of  # noqa: E402
 
 tap = Tap()
 
@@ -115,8 +115,7 @@ def connections_per_source():
         t = token_of(d)
         # The body's first State (503 no_state before it, on a busy machine
         # seconds after the ports listen): this is about connections.
-        wait_for(lambda: request(d.rest_port, "GET", "/state", t, source="127.0.0.2").status == 200,
-                 BODY_HANG, "the body's first State over REST")
+        first_state(d, t, source="127.0.0.2")
         held = {}
         for src in ("127.0.0.1", "127.0.0.3"):
             held[src] = []

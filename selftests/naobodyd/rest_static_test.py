@@ -15,8 +15,8 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import SRCTREE, Daemon, Tap, check, note, wait_for  # noqa: E402
-from resttest import request, token_of, validate_response  # noqa: E402
+from nbtest import SRCTREE, Daemon, Tap, check, note  # noqa: E402
+from resttest import first_state, request, token_of, validate_response  # noqa: E402
 
 tap = Tap()
 WWW = os.path.join(SRCTREE, "userspace", "naobodyd", "www")
@@ -89,8 +89,7 @@ def test_served_without_token():
               "the token is in the page")
         check(request(d.rest_port, "GET", "/state").status == 401, "/state without the token")
         # (503 until the body's first state: the daemon may have just started.)
-        wait_for(lambda: request(d.rest_port, "GET", "/state", t).status == 200, 5,
-                 "/state with the token")
+        first_state(d, t)
         # A query string does not change the file.
         check(request(d.rest_port, "GET", "/?x=1", check_schema=False).status == 200, "/?x=1")
 

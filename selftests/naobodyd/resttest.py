@@ -14,7 +14,7 @@ import time
 import jsonschema
 import yaml
 
-from nbtest import SRCTREE, check
+from nbtest import BODY_HANG, SRCTREE, check, wait_for
 
 # In the VM the document comes beside this file (naobodyd_vm_VM_FILES).
 SPEC_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rest-api.yaml")
@@ -101,6 +101,13 @@ def request(port, method, path, token=None, body=None, headers=None, host="127.0
             check(a.json and len(a.json.get("message", "")) > 10,
                   f"{method} {path}: {a.status} without a message saying what to fix")
     return a
+
+
+def first_state(d, token, source=None):
+    """Wait for the body's first State over REST (503 no_state before it, on
+    a busy machine seconds after the ports listen); the bound a hang's."""
+    wait_for(lambda: request(d.rest_port, "GET", "/state", token, source=source).status == 200,
+             BODY_HANG, "the body's first State over REST")
 
 
 def token_of(daemon):
