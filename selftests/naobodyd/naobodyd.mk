@@ -31,7 +31,7 @@ $(O)/fuzz/selftests/naobodyd/%.o: BASE_CFLAGS += -I$(srctree)/userspace/naobodyd
 # by make_corpus.py.
 FUZZERS += fuzz_naobodyd_msgpack
 fuzz_naobodyd_msgpack_SRCS := $(srctree)/selftests/naobodyd/fuzz_msgpack.c
-fuzz_naobodyd_msgpack_LIBS := nbdcodec mpread
+fuzz_naobodyd_msgpack_LIBS := nbdcodec nbmotion mpread
 fuzz_naobodyd_msgpack_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
 fuzz_naobodyd_msgpack_CORPUS := $(srctree)/selftests/naobodyd/corpus
 
@@ -43,7 +43,7 @@ naobodyd_vm_VM_TIMEOUT := 400
 naobodyd_vm_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm.sh vm_env.sh nbtest.py \
 	api_test.py api_errors_test.py watchdog_test.py lola_test.py naoguard_test.py vm_tests.py \
 	resttest.py rest_body_test.py rest_serial_test.py) Documentation/rest-api.yaml \
-	uapi/linux/naobody.h
+	uapi/linux/naobody.h selftests/capture/ours.layout
 
 # make bench: the same benchmark in the VM, against naobody.ko and the
 # emulator; it adds naoguard's UDP stop to stiffness 0 at the board.
@@ -57,7 +57,7 @@ naobodyd_vm_bench_VM_FILES := $(addprefix selftests/naobodyd/, naobodyd_vm_bench
 # The LoLA sensor map: exactly 896 bytes, whatever the ids and values.
 UNIT_TESTS += naobodyd_lola_pack_test
 naobodyd_lola_pack_test_SRCS := $(srctree)/selftests/naobodyd/lola_pack_test.c
-naobodyd_lola_pack_test_LIBS := nbdcodec mpread
+naobodyd_lola_pack_test_LIBS := nbdcodec nbmotion mpread
 naobodyd_lola_pack_test_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack) -lm
 
 # The log's queue: a reader that reads nothing blocks no one; drops are counted.
@@ -95,7 +95,7 @@ naobodyd_rest_serial_parse_test_LDLIBS := $(shell $(PKG_CONFIG) --libs jansson) 
 UNIT_TESTS += naobodyd_head_bus_table_test
 naobodyd_head_bus_table_test_SRCS := $(srctree)/selftests/naobodyd/head_bus_table_test.c \
 	$(srctree)/userspace/naobodyd/head/head_bus.c
-naobodyd_head_bus_table_test_LIBS := nbdcodec
+naobodyd_head_bus_table_test_LIBS := nbdcodec nbmotion
 naobodyd_head_bus_table_test_LDLIBS := -lpthread -lm
 
 # In the VM, stock tier only: the head bus against Debian's i2c-stub, on the

@@ -51,8 +51,9 @@ vm_host_up() {
 	cp /usr/local/bin/* "$NBVM_WORK/bin/"
 	cp ./*.py "$NBVM_WORK/"
 	# The REST API's OpenAPI document, which resttest.py validates against,
-	# and the uapi header whose ABI version rest_body_test.py expects.
-	for f in rest-api.yaml naobody.h; do
+	# the uapi header whose ABI version rest_body_test.py expects, and the
+	# layout api_test.py's walking verdict is made on.
+	for f in rest-api.yaml naobody.h ours.layout; do
 		if [ -e "$f" ]; then
 			cp "$f" "$NBVM_WORK/"
 		fi

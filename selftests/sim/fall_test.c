@@ -31,8 +31,8 @@
 #undef TEST_TIMEOUT_DEFAULT
 #define TEST_TIMEOUT_DEFAULT 600
 
-#include "../../userspace/naobodyd/joints.h"
-#include "../../userspace/naobodyd/poses.h"
+#include <motion/joints.h>
+#include <motion/poses.h>
 #include "walk_harness.h"
 
 #define PUSH_S		0.2f
@@ -77,9 +77,8 @@ static float arm_error(const struct robot *r, enum fall_way way)
 
 static bool fall_trial(enum fall_way way, float force, bool protect, struct fall_result *res)
 {
-	struct body_info info = {
-		.simulated = true, .can_walk = true, .can_protect = protect,
-		.period_ns = CYCLE_NS,
+	struct motion_body body = {
+		.can_walk = true, .can_protect = protect,
 	};
 	static const float push[FALL_WAYS][2] = {
 		[FALL_WAY_FRONT] = { 1.0f, 0.0f }, [FALL_WAY_BACK] = { -1.0f, 0.0f },
@@ -90,7 +89,7 @@ static bool fall_trial(enum fall_way way, float force, bool protect, struct fall
 
 	memset(res, 0, sizeof(*res));
 	res->reached_at = res->down_at = res->head_at = -1.0f;
-	if (!robot_up_as(&r, &info))
+	if (!robot_up_as(&r, &body))
 		return false;
 	sim_physics_impact_reset(r.p);
 	sim_physics_push(r.p, force * push[way][0], force * push[way][1], PUSH_S);

@@ -25,7 +25,7 @@
 
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/joints.h"
+#include <motion/joints.h>
 #include "walk_harness.h"
 
 /* GETUP_TRIALS pushes one way; the number up again, and the figures printed. */

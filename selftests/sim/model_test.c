@@ -16,8 +16,8 @@
 
 #include "kselftest_harness.h"
 
-#include "../../userspace/naobodyd/joints.h"
-#include "../../userspace/naobodyd/poses.h"
+#include <motion/joints.h>
+#include <motion/poses.h>
 
 /*
  * The sum of the per-solid masses of Aldebaran's NAO V6 masses table

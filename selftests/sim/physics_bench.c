@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../userspace/naobodyd/poses.h"
+#include <motion/poses.h>
 #include "../../userspace/naobodyd/sim_physics.h"
 
 #define CYCLE_S		0.012f

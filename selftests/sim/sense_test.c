@@ -32,8 +32,8 @@
 #undef TEST_TIMEOUT_DEFAULT
 #define TEST_TIMEOUT_DEFAULT 600
 
-#include "../../userspace/naobodyd/joints.h"
-#include "../../userspace/naobodyd/poses.h"
+#include <motion/joints.h>
+#include <motion/poses.h>
 #include "walk_harness.h"
 
 #define POST_R		0.10f	/* the model's obstacle, nao6.xml */

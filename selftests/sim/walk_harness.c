@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../userspace/naobodyd/poses.h"
+#include <motion/poses.h>
 #include "walk_harness.h"
 
 /* An angle within +-pi. */
@@ -49,25 +49,20 @@ static void sense(struct robot *r)
 		o->fsr[i] = ps.fsr[i];
 		o->foot[i / 4].weight += ps.fsr[i];
 	}
-	r->f.cycle++;
 	r->f.time_ns += CYCLE_NS;
-	r->f.flags = BODY_F_ODOMETRY;
 	if (ps.torso_height < FALLEN_M)
 		r->fell = true;
 }
 
 void robot_cycle(struct robot *r)
 {
+	struct motion_input in = { .s = &r->f.s };
 	struct nb_actuators out;
-	float walk[3], *o = r->f.odometry, c = cosf(o[2]), s = sinf(o[2]);
 	struct motion_status st;
 
 	sense(r);
-	motion_update(r->m, &r->f, &out, walk);
-	/* body_sim.c's odometry: the engine's steps, the gyroscope's turn. */
-	o[0] += (c * walk[0] - s * walk[1]) * CYCLE_S;
-	o[1] += (s * walk[0] + c * walk[1]) * CYCLE_S;
-	o[2] += walk_yaw_rate(r->f.s.angles, r->f.s.gyroscope) * CYCLE_S;
+	in.time_ns = r->f.time_ns;
+	motion_update(r->m, &in, &out);
 	sim_physics_cycle(r->p, CYCLE_S, out.position, out.stiffness);
 	memcpy(r->stiffness, out.stiffness, sizeof(r->stiffness));
 	motion_status(r->m, &st);
@@ -93,11 +88,9 @@ const char *robot_motion(struct robot *r)
 /* A robot standing, stiff, in Stand: Wake and the keyframe done. */
 bool robot_up(struct robot *r)
 {
-	struct body_info info = {
-		.simulated = true, .can_walk = true, .can_protect = true, .period_ns = CYCLE_NS,
-	};
+	struct motion_body body = { .can_walk = true, .can_protect = true };
 
-	return robot_up_as(r, &info);
+	return robot_up_as(r, &body);
 }
 
 struct sim_physics *model_standing(void)
@@ -112,13 +105,13 @@ struct sim_physics *model_standing(void)
 	return p;
 }
 
-bool robot_up_as(struct robot *r, const struct body_info *info)
+bool robot_up_as(struct robot *r, const struct motion_body *body)
 {
 	memset(r, 0, sizeof(*r));
 	r->p = model_standing();
 	if (!r->p)
 		return false;
-	r->m = motion_create(info);
+	r->m = motion_create(body, NULL);
 	if (!r->m)
 		return false;
 	sim_physics_torso(r->p, r->start);
@@ -159,6 +152,7 @@ void robot_request(struct robot *r, enum motion_kind kind, float x, float y,
 
 void walk_to_trial(float x, float y, float turn, enum walk_speed speed, struct walk_to_result *res)
 {
+	struct motion_status st;
 	struct robot r;
 	float at[3];
 	int cycles = 0;
@@ -181,7 +175,8 @@ void walk_to_trial(float x, float y, float turn, enum walk_speed speed, struct w
 	res->miss_rad = fabsf(angle_wrap(at[2] - turn));
 	res->fell = r.fell;
 	memcpy(res->at, at, sizeof(at));
-	memcpy(res->odometry, r.f.odometry, sizeof(res->odometry));
+	motion_status(r.m, &st);
+	memcpy(res->odometry, st.odometry, sizeof(res->odometry));
 	robot_down(&r);
 }
 
@@ -210,9 +205,8 @@ static enum fall_state fall_now(struct robot *r)
 
 void getup_trial(bool front, float force, float angle, struct getup_result *res)
 {
-	struct body_info info = {
-		.simulated = true, .can_walk = true, .can_protect = true,
-		.can_stand_up = true, .period_ns = CYCLE_NS,
+	struct motion_body body = {
+		.can_walk = true, .can_protect = true, .can_stand_up = true,
 	};
 	float dir = front ? 1.0f : -1.0f, t = 0.0f, torso[4];
 	struct sim_physics_sense ps;
@@ -220,7 +214,7 @@ void getup_trial(bool front, float force, float angle, struct getup_result *res)
 	bool getting_up = false;
 
 	memset(res, 0, sizeof(*res));
-	if (!robot_up_as(&r, &info))
+	if (!robot_up_as(&r, &body))
 		return;
 	sim_physics_push(r.p, dir * force * cosf(angle), force * sinf(angle), GETUP_PUSH_S);
 	for (; t < GETUP_LIMIT_S; t += CYCLE_S) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The walking tests' and benchmark's robot: the daemon's motion layer
- * (motion.c, with walk.c) driving the physical model (sim_physics.c) one
+ * The walking tests' and benchmark's robot: the motion layer (libnbmotion,
+ * as naobodyd drives it) driving the physical model (sim_physics.c) one
  * 12 ms cycle at a time, as fast as the machine goes. What is measured is
  * the model's own torso, not what the engine believes.
  */
@@ -11,9 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../userspace/naobodyd/motion.h"
+#include <motion/motion.h>
+#include <motion/walk.h>
+
 #include "../../userspace/naobodyd/sim_physics.h"
-#include "../../userspace/naobodyd/walk.h"
 
 #define CYCLE_S		0.012f
 #define CYCLE_NS	12000000ULL
@@ -24,7 +25,10 @@
 struct robot {
 	struct sim_physics *p;
 	struct motion *m;
-	struct body_frame f;
+	struct {
+		uint64_t time_ns;
+		struct nb_sensors s;
+	} f;				/* the body's state, as body_sim.c makes it */
 	float start[4];		/* the torso in the world at the start */
 	bool fell;
 	int cycles;
@@ -42,8 +46,8 @@ void model_path(char *out, size_t n);
 struct sim_physics *model_standing(void);
 /* A robot standing, stiff, in Stand: Wake and the keyframe done. */
 bool robot_up(struct robot *r);
-/* The same on a body described by info (robot_up's: the simulated body's). */
-bool robot_up_as(struct robot *r, const struct body_info *info);
+/* The same on a body that allows what body says (robot_up's: the simulated body's). */
+bool robot_up_as(struct robot *r, const struct motion_body *body);
 void robot_down(struct robot *r);
 /* One body cycle: sense, the motion layer, the physics. */
 void robot_cycle(struct robot *r);

@@ -33,11 +33,11 @@
 #undef TEST_TIMEOUT_DEFAULT
 #define TEST_TIMEOUT_DEFAULT 600
 
-#include "../../userspace/naobodyd/joints.h"
-#include "../../userspace/naobodyd/leg_kinematics.h"
-#include "../../userspace/naobodyd/poses.h"
-#include "../../userspace/naobodyd/watchdog.h"
+#include <motion/joints.h>
+#include <motion/leg_kinematics.h>
+#include <motion/poses.h>
 #include "walk_harness.h"
+#include "watchdog.h"
 
 #define STEP_S		walk_step_seconds()
 

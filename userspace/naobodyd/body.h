@@ -10,9 +10,11 @@
  *   - stop() latches the death switch (only a rearm, outside the daemon,
  *     releases it). The one operation either thread may call: the network
  *     thread calls it for a robot API Stop, without waiting for the cycle;
- *   - walk() moves the odometry of a body that can walk (only the simulated
- *     one, for now);
  *   - boards() lists the boards behind the chest board (the real body only).
+ *
+ * A body moves joints and reads sensors, nothing more: walking, and the
+ * odometry that follows the steps, are the motion layer's (libnbmotion,
+ * <motion/motion.h>), the same on every body.
  *
  * Backends: the simulated body (body_sim.c) and the real one through
  * /dev/naobody and libnaobody (body_real.c).
@@ -31,7 +33,6 @@
 /* body_frame.flags */
 #define BODY_F_STOPPED		(1U << 0)	/* death switch latched */
 #define BODY_F_NO_ANSWER	(1U << 1)	/* no fresh sensor data this cycle */
-#define BODY_F_ODOMETRY		(1U << 2)	/* odometry is valid */
 /*
  * The sensors and targets convert with a calibration that isn't the body's
  * own (its preference block is not read yet, or unusable): the joints' zero
@@ -58,7 +59,6 @@ struct body_frame {
 	uint64_t time_ns;		/* CLOCK_MONOTONIC: the state was taken */
 	uint32_t flags;			/* BODY_F_* */
 	struct nb_sensors s;
-	float odometry[3];		/* x, y (m), heading (rad), if BODY_F_ODOMETRY */
 	struct body_head head;
 };
 
@@ -68,7 +68,7 @@ struct body_info {
 	char body_version[8];
 	char head_version[8];
 	bool simulated;
-	bool can_walk;			/* walk() moves it */
+	bool can_walk;			/* the walking engine may move its legs */
 	bool can_stand_up;		/* the get-up motions are safe on it */
 	bool can_protect;		/* the protective fall's poses are safe on it */
 	/*
@@ -94,8 +94,6 @@ struct body_ops {
 	int (*read)(struct body *b, struct body_frame *f);
 	int (*write)(struct body *b, const struct nb_actuators *a);
 	int (*stop)(struct body *b, uint32_t reason);	/* enum naobody_stop_reason */
-	/* Velocity: x forward, y left (m/s), turn (rad/s). Optional. */
-	void (*walk)(struct body *b, float vx, float vy, float vturn);
 	/*
 	 * The boards behind the chest board (NAOBODY_IOC_GET_BOARDS): their
 	 * count, or -errno; at most max written. Safe from any thread (one

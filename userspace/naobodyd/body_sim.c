@@ -9,8 +9,10 @@
  *     It falls when pushed (a control command) or when it stands on limp
  *     legs; lying with the legs folded and stiff, it sits up. The inertial
  *     unit follows the torso.
- *   - Walking moves the odometry by the walking engine's steps (walk.h);
- *     the joints follow its legs like any other target's.
+ *   - Standing, the lower sole stays where it is on the floor and the torso
+ *     goes where the legs' joints put it over that foot: a walk (the motion
+ *     layer's, which this body knows nothing of) carries it as far and turns
+ *     it as much as its steps do, and the gyroscope reads the turn.
  *   - The battery drains with the stiffness, or charges on the charger.
  *   - Touches, sonar, the battery and pushes are scripted through the
  *     control socket or a script file (sim_control.c).
@@ -24,7 +26,7 @@
  * the feet's bumpers and hands' pads (contacts), ORed with the scripted
  * touches, which still press the head's and the chest's (a person's) and
  * can force the others. The rest (battery, temperatures from the
- * currents, odometry) stays as above.
+ * currents) stays as above, and where the body is, is the model's.
  */
 #include <errno.h>
 #include <math.h>
@@ -36,15 +38,16 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <motion/joints.h>
+#include <motion/leg_kinematics.h>
+
 #include "body.h"
 #include "clock.h"
 #include "head/head_bus.h"
-#include "joints.h"
 #include "log.h"
 #include "naobodyd.h"
 #include "sim_control.h"
 #include "sim_physics.h"
-#include "walk.h"
 
 #define NJ NAOBODY_JOINTS
 #define PERIOD_NS	12000000U
@@ -77,7 +80,6 @@ struct sim {
 	uint64_t last_write_ns;
 	uint64_t writes, late_writes;	/* late: more than 1.5 periods after the last */
 	uint64_t worst_gap_ns;
-	float walk[3];
 	atomic_bool stopped;		/* stop() comes from the network thread too */
 
 	float pos[NJ];
@@ -88,7 +90,11 @@ struct sim {
 	float dir[2];			/* roll, pitch components of the fall, unit */
 	float limp_legs_s;		/* standing on limp legs for this long */
 	float fold_s;			/* lying, legs folded and stiff, this long */
-	float odom[3];
+	/* Where the kinematic body is on the floor (feet_step()). */
+	float pose[3];			/* the torso: x, y (m), heading (rad) */
+	bool planted;			/* standing on foot[] */
+	enum leg_side support_foot;
+	float foot[3];			/* that sole on the floor: x, y, heading */
 	float yaw_rate;
 
 	float charge;
@@ -246,22 +252,50 @@ static void torso_step(struct sim *s, float dt)
 	}
 }
 
-static void odometry_step(struct sim *s, float dt)
+/*
+ * The kinematic body's place on the floor, from its legs alone: the lower
+ * sole carries and stays where it is, and the torso is where the joints put
+ * it over that foot. When the other sole comes lower (a step landed), it
+ * carries from where it is. Only upright on stiff, unfolded legs: a body
+ * that falls, sits or is limp stays where it was, and is planted afresh
+ * when it stands again.
+ */
+#define SOLE_LOWER_M	0.0001f	/* m: the other sole carries once this much lower */
+
+static void feet_step(struct sim *s, float dt)
 {
-	float c = cosf(s->odom[2]), sn = sinf(s->odom[2]);
 	bool can = s->support == SUP_UPRIGHT && !legs_folded(s) && leg_stiffness(s) > 0.5f;
+	float heading = s->pose[2], c, sn;
+	struct foot_pose fp[2];
+	enum leg_side f, other;
 
 	s->yaw_rate = 0.0f;
-	if (!can)
+	if (!can) {
+		s->planted = false;
 		return;
-	s->odom[0] += (c * s->walk[0] - sn * s->walk[1]) * dt;
-	s->odom[1] += (sn * s->walk[0] + c * s->walk[1]) * dt;
-	/*
-	 * The turn, on the physics, from the gyroscope, as a NAO's odometry
-	 * takes it: the gait's own turn misses the feet's slip.
-	 */
-	s->odom[2] += (s->phys ? walk_yaw_rate(s->ps.angles, s->ps.gyroscope) : s->walk[2]) * dt;
-	s->yaw_rate = s->walk[2];
+	}
+	leg_forward(LEG_LEFT, s->pos, &fp[LEG_LEFT]);
+	leg_forward(LEG_RIGHT, s->pos, &fp[LEG_RIGHT]);
+	f = s->planted ? s->support_foot : LEG_LEFT;
+	other = f == LEG_LEFT ? LEG_RIGHT : LEG_LEFT;
+	if (fp[other].z < fp[f].z - SOLE_LOWER_M)
+		f = other;
+	if (!s->planted || f != s->support_foot) {
+		c = cosf(heading);
+		sn = sinf(heading);
+		s->foot[0] = s->pose[0] + c * fp[f].x - sn * fp[f].y;
+		s->foot[1] = s->pose[1] + sn * fp[f].x + c * fp[f].y;
+		s->foot[2] = heading + fp[f].yaw;
+		s->support_foot = f;
+		s->planted = true;
+	}
+	s->pose[2] = s->foot[2] - fp[f].yaw;
+	c = cosf(s->pose[2]);
+	sn = sinf(s->pose[2]);
+	s->pose[0] = s->foot[0] - (c * fp[f].x - sn * fp[f].y);
+	s->pose[1] = s->foot[1] - (sn * fp[f].x + c * fp[f].y);
+	if (dt > 0.0f)
+		s->yaw_rate = (s->pose[2] - heading) / dt;
 }
 
 static void battery_step(struct sim *s, float dt, float *current)
@@ -348,10 +382,7 @@ static void sense(struct sim *s, struct body_frame *f, float current)
 	}
 	if (s->phys)
 		sense_physics(s, o);
-	f->odometry[0] = s->odom[0];
-	f->odometry[1] = s->odom[1];
-	f->odometry[2] = s->odom[2];
-	f->flags = BODY_F_ODOMETRY | (s->stopped ? BODY_F_STOPPED : 0);
+	f->flags = s->stopped ? BODY_F_STOPPED : 0;
 }
 
 static int sim_fd(struct body *b)
@@ -385,8 +416,8 @@ static int sim_read(struct body *b, struct body_frame *f)
 	} else {
 		joints_step(s, dt);
 		torso_step(s, dt);
+		feet_step(s, dt);
 	}
-	odometry_step(s, dt);
 	battery_step(s, dt, &current);
 	f->cycle = ++s->cycle;
 	f->time_ns = now;
@@ -424,15 +455,6 @@ static int sim_stop(struct body *b, uint32_t reason)
 	return 0;
 }
 
-static void sim_walk(struct body *b, float vx, float vy, float vturn)
-{
-	struct sim *s = container_of(b, struct sim, b);
-
-	s->walk[0] = vx;
-	s->walk[1] = vy;
-	s->walk[2] = vturn;
-}
-
 static void sim_destroy(struct body *b)
 {
 	struct sim *s = container_of(b, struct sim, b);
@@ -449,7 +471,6 @@ static const struct body_ops sim_ops = {
 	.read = sim_read,
 	.write = sim_write,
 	.stop = sim_stop,
-	.walk = sim_walk,
 	.destroy = sim_destroy,
 };
 
@@ -663,10 +684,15 @@ static void sim_command(void *sim, const char *line, char *out, size_t n)
 			 (unsigned long long)queued, (unsigned long long)written,
 			 (unsigned long long)log_dropped());
 	} else if (!strcmp(cmd, "status") && argc == 1) {
-		snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f odometry=%.4f,%.4f,%.4f "
+		float at[4] = { s->pose[0], s->pose[1], 0.0f, s->pose[2] };
+
+		/* pose: where the body is (the model's torso, with the physics). */
+		if (s->phys)
+			sim_physics_torso(s->phys, at);
+		snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f pose=%.4f,%.4f,%.4f "
 			 "charge=%.4f knees=%.3f legs_stiffness=%.3f cycle=%llu",
-			 s->stopped, support_name[s->support], s->tilt, s->odom[0], s->odom[1],
-			 s->odom[2], s->charge,
+			 s->stopped, support_name[s->support], s->tilt, at[0], at[1],
+			 at[3], s->charge,
 			 (s->pos[NAOBODY_L_KNEE_PITCH] + s->pos[NAOBODY_R_KNEE_PITCH]) / 2.0f,
 			 leg_stiffness(s), (unsigned long long)s->cycle);
 	} else if (!strcmp(cmd, "physics") && argc == 1 && s->phys) {

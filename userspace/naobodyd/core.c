@@ -20,10 +20,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <motion/joints.h>
+
 #include "api/api.h"
 #include "clock.h"
 #include "api/codec.h"
-#include "joints.h"
 #include "log.h"
 #include "lola/lola.h"
 #include "naobodyd.h"
@@ -362,7 +363,10 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 {
 	uint64_t now = f->time_ns;
 	struct nb_actuators out = d->cmd;
-	float walk[3], stiff = 0.0f;
+	struct motion_input in = {
+		.time_ns = now, .stopped = f->flags & BODY_F_STOPPED, .s = &f->s,
+	};
+	float stiff = 0.0f;
 	bool lola, stiffen;
 
 	stiffen = may_stiffen(d, f);
@@ -379,7 +383,7 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	if (!lola && d->lola_driving)
 		motion_adopt(d->motion, lola_command(d->lola), now);
 	d->lola_driving = lola;
-	motion_update(d->motion, f, &out, walk);
+	motion_update(d->motion, &in, &out);
 	motion_status(d->motion, &d->status);
 
 	if (lola) {
@@ -387,7 +391,6 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 		for (int j = 0; j < NAOBODY_JOINTS; j++)
 			out.position[j] = joint_clamp(j, out.position[j]);
 		d->status.motion = "Lola";
-		walk[0] = walk[1] = walk[2] = 0.0f;
 	} else {
 		struct leds_status ls;
 
@@ -406,8 +409,6 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 		memset(out.stiffness, 0, sizeof(out.stiffness));
 	d->cmd = out;
 	d->body->ops->write(d->body, &out);
-	if (d->body->ops->walk)
-		d->body->ops->walk(d->body, walk[0], walk[1], walk[2]);
 
 	events_step(d, f);
 	if (d->lola && !lola_publish(d->lola, f, d->ctl == CTL_LOLA ? d->ctl_who : NULL, &d->cmd))

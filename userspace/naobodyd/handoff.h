@@ -26,9 +26,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <motion/motion.h>
+
 #include "body.h"
 #include "leds.h"
-#include "motion.h"
 
 enum body_cmd_kind {
 	BC_CLAIM,		/* session said Hello: it is the controller */

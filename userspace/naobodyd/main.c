@@ -220,6 +220,12 @@ static void *body_thread(void *arg)
 	return NULL;
 }
 
+/* The motion layer's notes, into the log's queue (it never blocks the body's thread). */
+static void motion_note(bool warn, const char *line)
+{
+	nb_log(warn ? LOG_LVL_WARN : LOG_LVL_INFO, "%s", line);
+}
+
 static struct body *open_body(const struct config *cfg, struct loop *loop)
 {
 	struct stat st;
@@ -280,7 +286,11 @@ static int serve(struct config *cfgp)
 	/* Its thread's readings come with the body's next state (body_ready()). */
 	if (cfg.head_bus)
 		d.head = head_bus_start(cfg.head_bus);
-	d.motion = motion_create(&d.body->info);
+	d.motion = motion_create(&(struct motion_body){
+		.can_walk = d.body->info.can_walk,
+		.can_stand_up = d.body->info.can_stand_up,
+		.can_protect = d.body->info.can_protect,
+	}, motion_note);
 	if (!d.motion)
 		goto err_body;
 	/* LoLA first: once the API port answers, everything is ready. */

@@ -32,13 +32,14 @@
 
 #include <naobody/body.h>
 
+#include <motion/motion.h>
+
 #include "body.h"
 #include "handoff.h"
 #include "head/head_camera.h"
 #include "head/head_audio.h"
 #include "leds.h"
 #include "loop.h"
-#include "motion.h"
 #include "outq.h"
 #include "rest/rest_cmd.h"
 #include "watchdog.h"

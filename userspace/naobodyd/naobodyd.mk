@@ -12,20 +12,19 @@ $(O)/fuzz/userspace/naobodyd/%.o: BASE_CFLAGS += $(NAOBODYD_INC)
 # take their MessagePack through libmpread (userspace/lib/mpread).
 LIBRARIES += nbdcodec
 nbdcodec_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
-	api/codec.c lola/lola_codec.c outq.c log.c joints.c head/head_bus_table.c)
+	api/codec.c lola/lola_codec.c outq.c log.c head/head_bus_table.c)
 
 PROGRAMS += naobodyd
 MAN_PAGES += $(srctree)/userspace/naobodyd/naobodyd.8
 naobodyd_SRCS := $(addprefix $(srctree)/userspace/naobodyd/, \
 	main.c options.c privileges.c core.c loop.c handoff.c watchdog.c leds.c \
 	body_sim.c body_real.c sim_control.c robot_motions.c \
-	motion.c getup.c walk.c leg_kinematics.c poses.c fall.c \
 	api/api.c \
 	lola/lola.c lola/lola_reader.c \
 	head/head_bus.c head/head_audio.c head/head_camera.c head/camera_jpeg.c \
 	$(addprefix rest/, rest.c rest_net.c rest_token.c rest_limit.c rest_conns.c rest_host.c \
 		rest_static.c rest_cmd.c rest_leds.c rest_boards.c rest_serial.c rest_serial_parse.c))
-naobodyd_LIBS := nbdcodec mpread nbcodec naobody cm5 parol6 nrlink nrframer
+naobodyd_LIBS := nbdcodec nbmotion mpread nbcodec naobody cm5 parol6 nrlink nrframer
 naobodyd_LDLIBS := $(shell $(PKG_CONFIG) --libs msgpack libmicrohttpd jansson libmnl libsystemd libturbojpeg alsa samplerate) \
 	-lz -lm -lpthread
 
@@ -90,18 +89,19 @@ naobodyd_LDLIBS += $(NAOBODYD_DL_LDLIBS)
 # in selftests/sim/sim.mk, because it needs MuJoCo found as above.
 PROGRAMS += nb-physics-bench
 nb-physics-bench_SRCS := $(srctree)/selftests/sim/physics_bench.c \
-	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c poses.c)
-nb-physics-bench_LIBS := nbdcodec
+	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
+nb-physics-bench_LIBS := nbmotion nbdcodec
 nb-physics-bench_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 BENCHES += $(O)/bin/nb-physics-bench
 # The walking engine on the physics, through the motion layer, faster than
 # real time (selftests/sim/walk_test.c); here for the same reason.
 SIM_WALK_SRCS := $(srctree)/selftests/sim/walk_harness.c \
-	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c poses.c \
-	motion.c getup.c walk.c leg_kinematics.c fall.c)
+	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
 UNIT_TESTS += sim_walk_test
 sim_walk_test_SRCS := $(srctree)/selftests/sim/walk_test.c $(SIM_WALK_SRCS)
-sim_walk_test_LIBS := nbdcodec
+# The watchdog's times (watchdog.h), by the daemon's include path.
+$(O)/obj/selftests/sim/walk_test.o $(O)/san/selftests/sim/walk_test.o: USER_CFLAGS += $(NAOBODYD_INC)
+sim_walk_test_LIBS := nbmotion nbdcodec
 sim_walk_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 # The sim tests' limits are hang detectors: about 60 s of CPU here, but what
 # a loaded machine gives them is its own (scripts/run-unit-tests.sh).
@@ -110,28 +110,28 @@ sim_walk_test_UNIT_TIMEOUT := 3600
 # (selftests/sim/fall_test.c).
 UNIT_TESTS += sim_fall_test
 sim_fall_test_SRCS := $(srctree)/selftests/sim/fall_test.c $(SIM_WALK_SRCS)
-sim_fall_test_LIBS := nbdcodec
+sim_fall_test_LIBS := nbmotion nbdcodec
 sim_fall_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 sim_fall_test_UNIT_TIMEOUT := 1800
 # The sonars, bumpers and hands' pads on the physics, against the model's
 # obstacle (selftests/sim/sense_test.c).
 UNIT_TESTS += sim_sense_test
 sim_sense_test_SRCS := $(srctree)/selftests/sim/sense_test.c $(SIM_WALK_SRCS)
-sim_sense_test_LIBS := nbdcodec
+sim_sense_test_LIBS := nbmotion nbdcodec
 sim_sense_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 sim_sense_test_UNIT_TIMEOUT := 1200
 # The get-up motions on the physics: 20 falls each way, the robot awake,
 # up again in Stand (selftests/sim/getup_test.c).
 UNIT_TESTS += sim_getup_test
 sim_getup_test_SRCS := $(srctree)/selftests/sim/getup_test.c $(SIM_WALK_SRCS)
-sim_getup_test_LIBS := nbdcodec
+sim_getup_test_LIBS := nbmotion nbdcodec
 sim_getup_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 sim_getup_test_UNIT_TIMEOUT := 1800
 # make bench: walking speeds, the turning rate, WalkTo at Fast and the
 # get-ups' rates, with RoboCup anchors (selftests/sim/walk_bench.c).
 PROGRAMS += nb-walk-bench
 nb-walk-bench_SRCS := $(srctree)/selftests/sim/walk_bench.c $(SIM_WALK_SRCS)
-nb-walk-bench_LIBS := nbdcodec
+nb-walk-bench_LIBS := nbmotion nbdcodec
 nb-walk-bench_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 BENCHES += $(O)/bin/nb-walk-bench
 else

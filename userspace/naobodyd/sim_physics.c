@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "joints.h"
+#include <motion/joints.h>
 #include "log.h"
 #include "sim_physics.h"
 #include "sim_physics_dl.h"

@@ -855,7 +855,7 @@ static void publish_state(struct api *api, const struct body_news *n, uint64_t c
 	v.fall_state = fall_state_name[n->status.fall];
 	v.motion = n->status.motion;
 	v.s = &n->frame.s;
-	v.odometry = n->frame.flags & BODY_F_ODOMETRY ? n->frame.odometry : NULL;
+	v.odometry = n->status.has_odometry ? n->status.odometry : NULL;
 	api->scratch.len = 0;
 	if (codec_state(&api->scratch, &v)) {
 		log_err("api: cannot encode State");

@@ -9,8 +9,9 @@
 
 #include <stdint.h>
 
+#include <motion/motion.h>
+
 #include "body.h"
-#include "motion.h"
 
 #define API_MAX_FRAME		(8U << 20)	/* 8 MiB */
 #define API_MAX_VALUES		(256U * 1024)	/* per frame */

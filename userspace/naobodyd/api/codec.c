@@ -7,8 +7,9 @@
 
 #include <mpread/mpread.h>
 
+#include <motion/joints.h>
+
 #include "codec.h"
-#include "joints.h"
 #include "log.h"
 
 /* ---- decoding helpers --------------------------------------------------- */

@@ -22,8 +22,9 @@
 
 #include <msgpack.h>
 
+#include <motion/motion.h>
+
 #include "leds.h"
-#include "motion.h"
 #include "outq.h"
 
 enum to_robot_kind {

@@ -21,11 +21,12 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include <motion/fall.h>
+#include <motion/joints.h>
+
 #include "clock.h"
 #include "api/codec.h"
-#include "fall.h"
 #include "head/head_bus.h"
-#include "joints.h"
 #include "log.h"
 #include "naobodyd.h"
 #include "rest.h"
@@ -132,8 +133,8 @@ static json_t *state_json(const struct body_news *n)
 			    json_string(primary_state_name[n->status.primary]));
 	json_object_set_new(o, "fall_state", json_string(fall_state_name[n->status.fall]));
 	json_object_set_new(o, "motion", json_string(n->status.motion ? n->status.motion : ""));
-	json_object_set_new(o, "odometry", n->frame.flags & BODY_F_ODOMETRY ?
-			    floats(n->frame.odometry, 3) : json_null());
+	json_object_set_new(o, "odometry", n->status.has_odometry ?
+			    floats(n->status.odometry, 3) : json_null());
 	json_object_set_new(o, "battery",
 			    json_pack("{s:f,s:f,s:I,s:b}", "charge", (double)s->battery[0],
 				      "current", (double)s->battery[2], "temperature",

@@ -26,7 +26,7 @@ CHESTBOARD_EMU_MUJOCO := $(if $(filter /%,$(CHESTBOARD_EMU_MUJOCO_SO)),$(shell $
 	$(CHESTBOARD_EMU_MUJOCO_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'))
 ifneq ($(CHESTBOARD_EMU_MUJOCO),)
 chestboard-emu_SRCS += $(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
-chestboard-emu_LIBS += nbdcodec
+chestboard-emu_LIBS += nbmotion nbdcodec
 chestboard-emu_LDLIBS += -lpthread $(shell echo 'char dlopen(void); int main(void) { return dlopen(); }' | \
 	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
 $(O)/obj/userspace/tools/chestboard-emu/physics.o $(O)/san/userspace/tools/chestboard-emu/physics.o: \
@@ -38,6 +38,6 @@ MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/nb-physics-server.1
 nb-physics-server_SRCS := $(addprefix $(srctree)/userspace/tools/chestboard-emu/, \
 	physics_server.c physics_wire.c) \
 	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
-nb-physics-server_LIBS := nbdcodec
+nb-physics-server_LIBS := nbmotion nbdcodec
 nb-physics-server_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
 endif

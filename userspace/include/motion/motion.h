@@ -1,23 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the motion layer. Interpolated keyframe motions (Stand,
+ * libnbmotion: the motion layer. Interpolated keyframe motions (Stand,
  * SitDown, ArmsUp, Squat), power (Wake, Rest), the head (Center,
- * LookAround, LookAt), walking requests, fall protection and getting up.
- * Falling and getting up always win over the client's request.
+ * LookAround, LookAt), walking (walk.h) and its odometry (odometry.h), fall
+ * protection and getting up. Falling and getting up always win over the
+ * client's request.
  *
- * Every cycle it turns the body's state and the latest requests into joint
- * positions and stiffnesses (LoLA's order and units).
+ * Every cycle it turns the body's sensors and the latest requests into
+ * joint positions and stiffnesses (LoLA's order and units). It knows
+ * nothing of which body it drives beyond what struct motion_body says, nor
+ * of who asks: naobodyd's robot API, a test, a benchmark.
  */
-#ifndef NAOBODYD_MOTION_H
-#define NAOBODYD_MOTION_H
+#ifndef NBMOTION_MOTION_H
+#define NBMOTION_MOTION_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <naobody/body.h>
 
-#include "body.h"
-#include "fall.h"
+#include <motion/fall.h>
+
+/* What the body it drives allows. */
+struct motion_body {
+	bool can_walk;			/* the walking engine may move its legs */
+	bool can_stand_up;		/* the get-up motions are safe on it */
+	bool can_protect;		/* the protective fall's poses are safe on it */
+};
+
+/* One cycle's state of the body. */
+struct motion_input {
+	uint64_t time_ns;		/* CLOCK_MONOTONIC: the state was taken */
+	bool stopped;			/* the death switch is latched */
+	const struct nb_sensors *s;
+};
+
+/*
+ * Where the motion layer's notes go (a fall, a refused Wake): one line,
+ * warn for what its user should look into. Called from motion_update() and
+ * so on its thread: it must not block.
+ */
+typedef void motion_note_fn(bool warn, const char *line);
 
 enum motion_kind {
 	MOTION_STAND,
@@ -58,11 +81,14 @@ struct motion_status {
 	enum primary_state primary;
 	enum fall_state fall;
 	const char *motion;		/* the motion being executed */
+	bool has_odometry;		/* on a body that can walk */
+	float odometry[3];		/* x, y (m), heading (rad): odometry.h */
 };
 
 struct motion;
 
-struct motion *motion_create(const struct body_info *info);
+/* note may be NULL: no notes. */
+struct motion *motion_create(const struct motion_body *body, motion_note_fn *note);
 void motion_destroy(struct motion *m);
 
 void motion_power(struct motion *m, enum power_req req, uint64_t now);
@@ -78,12 +104,8 @@ void motion_hold_limp(struct motion *m, const char *why);
 /* Take over from a command the daemon did not compute (a LoLA client's). */
 void motion_adopt(struct motion *m, const struct nb_actuators *cmd, uint64_t now);
 
-/*
- * One cycle: fills out's positions and stiffnesses, and the walking
- * velocity (zero unless walking on a body that can).
- */
-void motion_update(struct motion *m, const struct body_frame *f,
-		   struct nb_actuators *out, float walk[3]);
+/* One cycle: fills out's positions and stiffnesses. */
+void motion_update(struct motion *m, const struct motion_input *in, struct nb_actuators *out);
 void motion_status(const struct motion *m, struct motion_status *st);
 /*
  * Requests refused since the last call (for the client: core.c makes them

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the walking engine. It turns a wanted velocity into the legs'
+ * libnbmotion: the walking engine. It turns a wanted velocity into the legs'
  * joints, one body cycle at a time, and says how far the torso went.
  *
  * The method (Documentation/naobodyd.rst, "Walking"): an open gait of
@@ -14,8 +14,8 @@
  * Odometry is the support foot's motion under the torso: what the gait
  * did, not what the body did (a slipping foot is not seen).
  */
-#ifndef NAOBODYD_WALK_H
-#define NAOBODYD_WALK_H
+#ifndef NBMOTION_WALK_H
+#define NBMOTION_WALK_H
 
 #include <stdbool.h>
 

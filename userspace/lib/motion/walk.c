@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the walking engine (see walk.h).
+ * libnbmotion: the walking engine (see walk.h).
  *
  * A step lasts step_s. At its start the swing foot leaves the offset it
  * had (x, y, yaw from where it stands in the stand pose) and the support
@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "joints.h"
-#include "leg_kinematics.h"
-#include "poses.h"
-#include "walk.h"
+#include <motion/joints.h>
+#include <motion/leg_kinematics.h>
+#include <motion/poses.h>
+#include <motion/walk.h>
 
 #define NJ NAOBODY_JOINTS
 #define GRAVITY 9.81f

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the NAO V6's legs, forward and inverse kinematics, for the
+ * libnbmotion: the NAO V6's legs, forward and inverse kinematics, for the
  * walking engine (walk.h).
  *
  * A foot's pose is its sole's centre under the ankle (the model's LSole
@@ -14,8 +14,8 @@
  * whose yaws are mirror images (left +a, right -a) are reachable exactly;
  * others to within the least-squares error leg_ik() returns.
  */
-#ifndef NAOBODYD_LEG_KINEMATICS_H
-#define NAOBODYD_LEG_KINEMATICS_H
+#ifndef NBMOTION_LEG_KINEMATICS_H
+#define NBMOTION_LEG_KINEMATICS_H
 
 #include <linux/naobody.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* naobodyd: joint tables (see joints.h). */
-#include "joints.h"
+/* libnbmotion: joint tables (see joints.h). */
+#include <motion/joints.h>
 
 /*
  * The robot API's order (Documentation/robot-api.rst, "State"): head, left arm with

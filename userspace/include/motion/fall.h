@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the fall detector. It reads the inertial unit's own angle
+ * libnbmotion: the fall detector. It reads the inertial unit's own angle
  * estimate and rates and the leg joints, and says whether the body is
  * upright, falling, fallen, standing up or sitting.
  */
-#ifndef NAOBODYD_FALL_H
-#define NAOBODYD_FALL_H
+#ifndef NBMOTION_FALL_H
+#define NBMOTION_FALL_H
 
 #include <stdbool.h>
 #include <stdint.h>

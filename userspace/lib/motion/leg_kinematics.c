@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the NAO V6's legs, forward and inverse kinematics (see
+ * libnbmotion: the NAO V6's legs, forward and inverse kinematics (see
  * leg_kinematics.h).
  *
  * The numbers are the physical model's (userspace/sim/nao6/nao6.xml, whose
@@ -18,8 +18,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "joints.h"
-#include "leg_kinematics.h"
+#include <motion/joints.h>
+#include <motion/leg_kinematics.h>
 
 #define HIP_Y		0.050
 #define HIP_Z		(-0.085)

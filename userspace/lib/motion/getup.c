@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the get-up motions' key poses played back (see getup.h).
+ * libnbmotion: the get-up motions' key poses played back (see getup.h).
  *
  * A key is a move and a hold. The move interpolates from the last command
  * to the key's pose with the keyframes' smooth step (motion.c), with the
@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "getup.h"
+#include <motion/getup.h>
 
 #define NJ NAOBODY_JOINTS
 #define MS(x) ((uint64_t)(x) * 1000000ULL)

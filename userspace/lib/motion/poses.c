@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the motions' key poses (poses.h), in a file of their own so
+ * libnbmotion: the motions' key poses (poses.h), in a file of their own so
  * that what checks them (selftests/sim/model_test.c, on the physical NAO
  * model) uses the daemon's numbers, not a copy.
  */
-#include "poses.h"
+#include <motion/poses.h>
 
 /*
  * Poses, LoLA's order. Legs bent a little when standing; the sit pose is

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the get-up motions' key poses played back (getup.c). A motion
+ * libnbmotion: the get-up motions' key poses played back (getup.c). A motion
  * is a table of keys (poses.c): each is moved to, smoothly, and then held
  * until the torso is still or its wait is over, so the next key starts
  * from where the body came to rest, not from where a clock guessed it.
  */
-#ifndef NAOBODYD_GETUP_H
-#define NAOBODYD_GETUP_H
+#ifndef NBMOTION_GETUP_H
+#define NBMOTION_GETUP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <naobody/body.h>
 
-#include "poses.h"
+#include <motion/poses.h>
 
 struct getup {
 	const struct getup_key *keys;

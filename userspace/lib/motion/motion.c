@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the motion layer (see motion.h).
+ * libnbmotion: the motion layer (see motion.h).
  *
  * Requests (Power, Motion, the watchdog's stages, taking over from a LoLA
  * client) are noted when they arrive and applied at the next cycle, so
@@ -25,15 +25,17 @@
  *              that leaves it down tries again, GETUP_TRIES in all
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "getup.h"
-#include "joints.h"
-#include "log.h"
-#include "motion.h"
-#include "poses.h"
-#include "walk.h"
+#include <motion/getup.h>
+#include <motion/joints.h>
+#include <motion/motion.h>
+#include <motion/odometry.h>
+#include <motion/poses.h>
+#include <motion/walk.h>
 
 #define NJ NAOBODY_JOINTS
 #define MS(x) ((uint64_t)(x) * 1000000ULL)
@@ -107,7 +109,8 @@ struct segment {
 };
 
 struct motion {
-	struct body_info info;
+	struct motion_body info;
+	motion_note_fn *note;
 	struct fall fall;
 	enum fall_state fall_state;
 	enum phase phase;
@@ -141,6 +144,7 @@ struct motion {
 	bool backward;			/* WalkTo's target is behind: backs to it */
 	bool walking;
 	bool warned_walk;
+	struct odometry odo;
 	unsigned int refused;		/* enum motion_refusal, since the last take */
 	/* head */
 	float head[2];
@@ -154,14 +158,34 @@ struct motion {
 	struct nb_actuators adopt;
 };
 
-struct motion *motion_create(const struct body_info *info)
+/* A note for the motion layer's user, one line (motion_note_fn). */
+__attribute__((format(printf, 3, 4)))
+static void note(const struct motion *m, bool warn, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	if (!m->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	m->note(warn, line);
+}
+
+#define note_info(m, ...) note(m, false, __VA_ARGS__)
+#define note_warn(m, ...) note(m, true, __VA_ARGS__)
+
+struct motion *motion_create(const struct motion_body *body, motion_note_fn *fn)
 {
 	struct motion *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	m->info = *info;
-	if (info->can_walk) {
+	m->info = *body;
+	m->note = fn;
+	odometry_reset(&m->odo);
+	if (body->can_walk) {
 		m->walk = walk_create();
 		if (!m->walk) {
 			free(m);
@@ -363,11 +387,11 @@ static void getup_sit(struct motion *m)
 static void getup_failed(struct motion *m, const struct nb_sensors *s)
 {
 	if (m->getup_tries < GETUP_TRIES) {
-		log_warn("motion: could not get up; trying again");
+		note_warn(m, "motion: could not get up; trying again");
 		start_getup(m, s);
 		return;
 	}
-	log_warn("motion: could not get up (%d tries); going limp", m->getup_tries);
+	note_warn(m, "motion: could not get up (%d tries); going limp", m->getup_tries);
 	m->power_on = false;
 	start_unstiffen(m);
 }
@@ -380,7 +404,7 @@ static bool fallen(enum fall_state f)
 static void do_wake(struct motion *m, const struct nb_sensors *s)
 {
 	if (m->stopped) {
-		log_warn("motion: Wake ignored: the death switch is latched (rearm first)");
+		note_warn(m, "motion: Wake ignored: the death switch is latched (rearm first)");
 		m->refused |= MREF_STOPPED;
 		return;
 	}
@@ -388,7 +412,7 @@ static void do_wake(struct motion *m, const struct nb_sensors *s)
 		return;
 	if (fallen(m->fall_state)) {
 		if (!m->info.can_stand_up) {
-			log_warn("motion: Wake ignored: the robot is down and this body has no safe get-up motion yet");
+			note_warn(m, "motion: Wake ignored: the robot is down and this body has no safe get-up motion yet");
 			m->refused |= MREF_FALLEN;
 			return;
 		}
@@ -442,8 +466,8 @@ static void apply_motion_req(struct motion *m)
 		if (!m->info.can_walk)
 			m->refused |= m->req.kind == MOTION_WALK_TO ? MREF_WALK_TO : MREF_WALK_TOWARD;
 		if (!m->info.can_walk && !m->warned_walk) {
-			log_warn("motion: walking is off on this body (the chest board's layout is not verified on a robot): %s is tracked, and the robot stands",
-				 m->req.kind == MOTION_WALK_TO ? "WalkTo" : "WalkToward");
+			note_warn(m, "motion: walking is off on this body (the chest board's layout is not verified on a robot): %s is tracked, and the robot stands",
+				  m->req.kind == MOTION_WALK_TO ? "WalkTo" : "WalkToward");
 			m->warned_walk = true;
 		}
 	}
@@ -543,9 +567,9 @@ static float wrap(float a)
 }
 
 /* Walking velocity toward the request; false when WalkTo has arrived. */
-static bool walk_velocity(struct motion *m, const struct body_frame *f, float walk[3])
+static bool walk_velocity(struct motion *m, float walk[3])
 {
-	const float *o = f->odometry;
+	const float *o = m->odo.pose;
 	float v = walk_speed[m->req.speed], w = turn_speed[m->req.speed];
 
 	if (m->req.kind == MOTION_WALK_TOWARD) {
@@ -612,10 +636,10 @@ static bool walk_velocity(struct motion *m, const struct body_frame *f, float wa
 	return false;
 }
 
-static void hold_step(struct motion *m, const struct body_frame *f, float dt,
-		      float walk[3])
+/* Hold the goal's pose; from Stand, walk as asked. moved: the steps' motion. */
+static void hold_step(struct motion *m, const struct nb_sensors *s, float dt, float moved[3])
 {
-	float v[3] = { 0.0f, 0.0f, 0.0f }, moved[3];
+	float v[3] = { 0.0f, 0.0f, 0.0f };
 
 	memcpy(m->pos, pose_of(m, m->goal), sizeof(m->pos));
 	if (m->goal != POSE_CURRENT)
@@ -627,7 +651,7 @@ static void hold_step(struct motion *m, const struct body_frame *f, float dt,
 	if (m->goal != POSE_STAND)
 		return;
 	if ((m->req.kind == MOTION_WALK_TO || m->req.kind == MOTION_WALK_TOWARD) &&
-	    m->walk && (f->flags & BODY_F_ODOMETRY) && !walk_velocity(m, f, v)) {
+	    m->walk && !walk_velocity(m, v)) {
 		/* Arrived: stand, keep the head. */
 		m->req.kind = MOTION_STAND;
 	}
@@ -638,11 +662,9 @@ static void hold_step(struct motion *m, const struct body_frame *f, float dt,
 		walk_start(m->walk);
 		m->stepping = true;
 	}
-	/* The engine's legs over the pose's; the odometry is its steps. */
-	m->stepping = walk_update(m->walk, dt, f->s.gyroscope, m->pos, moved);
+	/* The engine's legs over the pose's; the odometry takes its steps. */
+	m->stepping = walk_update(m->walk, dt, s->gyroscope, m->pos, moved);
 	m->walking = true;
-	for (int i = 0; i < 3; i++)
-		walk[i] = dt > 0.0f ? moved[i] / dt : 0.0f;
 	if (!m->stepping && m->deferred) {
 		m->deferred = false;
 		start_move(m, m->deferred_pose, m->deferred_after);
@@ -656,28 +678,16 @@ static void enter_hold(struct motion *m)
 	set_phase(m, PH_HOLD);
 }
 
-void motion_update(struct motion *m, const struct body_frame *f,
-		   struct nb_actuators *out, float walk[3])
+/* The death switch and motion_hold_limp(): both hold the body limp. */
+static void apply_limp(struct motion *m, bool stopped)
 {
-	const struct nb_sensors *s = &f->s;
-	float dt = m->now ? (float)(f->time_ns - m->now) / 1e9f : 0.0f;
-	bool getting_up = m->phase == PH_GETUP_KEYS || m->phase == PH_GETUP_SIT ||
-			  m->phase == PH_GETUP_WAIT;
-
-	m->now = f->time_ns;
-	if (dt < 0.0f || dt > 0.1f)
-		dt = 0.0f;
-	walk[0] = walk[1] = walk[2] = 0.0f;
-	m->walking = false;
-	m->fall_state = fall_update(&m->fall, s, getting_up, m->now);
-
-	if (f->flags & BODY_F_STOPPED) {
+	if (stopped) {
 		if (!m->stopped)
-			log_warn("motion: the death switch is latched: limp until rearmed, then Wake");
+			note_warn(m, "motion: the death switch is latched: limp until rearmed, then Wake");
 		m->stopped = true;
 		m->power_on = false;
 		if (m->pend_power && m->power_req == POWER_WAKE) {
-			log_warn("motion: Wake ignored: the death switch is latched (rearm first)");
+			note_warn(m, "motion: Wake ignored: the death switch is latched (rearm first)");
 			m->refused |= MREF_STOPPED;
 		}
 		m->pend_power = false;
@@ -685,12 +695,12 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		m->pend_adopt = false;
 		set_phase(m, PH_LIMP);
 	} else if (m->stopped) {
-		log_info("motion: the death switch was released; the robot stays limp until Wake");
+		note_info(m, "motion: the death switch was released; the robot stays limp until Wake");
 		m->stopped = false;
 	}
 	if (m->limp_why) {
 		if (m->pend_power && m->power_req == POWER_WAKE) {
-			log_warn("motion: Wake refused: %s", m->limp_why);
+			note_warn(m, "motion: Wake refused: %s", m->limp_why);
 			m->refused |= MREF_UNCALIBRATED;
 		}
 		m->power_on = false;
@@ -699,7 +709,11 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		if (m->phase != PH_LIMP)
 			set_phase(m, PH_LIMP);
 	}
+}
 
+/* The requests noted since the last cycle, in the order they overrule. */
+static void apply_pending(struct motion *m, const struct nb_sensors *s)
+{
 	if (m->pend_adopt) {
 		m->pend_adopt = false;
 		apply_adopt(m);
@@ -719,37 +733,101 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		else
 			do_rest(m);
 	}
+}
 
-	/* Falling always wins: soft joints, whatever was going on. */
-	if (m->fall_state == FALL_FALLING && m->phase != PH_LIMP &&
-	    m->phase != PH_FALL && !getting_up &&
-	    max_stiffness(m->stiff) > 0.05f) {
-		memcpy(m->pos, s->position, sizeof(m->pos));
-		/*
-		 * Only for a robot its client wants awake: one being put to
-		 * rest (Rest, the watchdog's sit, a lost controller) never
-		 * stiffens again, it only goes softer.
-		 */
-		if (m->info.can_protect && m->power_on) {
-			enum fall_way way = fall_way(s);
+/* Falling always wins: soft joints, whatever was going on. */
+static void catch_fall(struct motion *m, const struct nb_sensors *s, bool getting_up)
+{
+	if (m->fall_state != FALL_FALLING || m->phase == PH_LIMP ||
+	    m->phase == PH_FALL || getting_up || max_stiffness(m->stiff) <= 0.05f)
+		return;
+	memcpy(m->pos, s->position, sizeof(m->pos));
+	/*
+	 * Only for a robot its client wants awake: one being put to
+	 * rest (Rest, the watchdog's sit, a lost controller) never
+	 * stiffens again, it only goes softer.
+	 */
+	if (m->info.can_protect && m->power_on) {
+		enum fall_way way = fall_way(s);
 
-			segment(m, protect_poses[way], protect_stiffness[way], PROTECT_NS);
-			log_info("motion: falling %s: protective pose",
-				 way == FALL_WAY_FRONT ? "forwards" :
-				 way == FALL_WAY_BACK ? "backwards" : "sideways");
-		} else {
-			float soft[NJ];
+		segment(m, protect_poses[way], protect_stiffness[way], PROTECT_NS);
+		note_info(m, "motion: falling %s: protective pose",
+			  way == FALL_WAY_FRONT ? "forwards" :
+			  way == FALL_WAY_BACK ? "backwards" : "sideways");
+	} else {
+		float soft[NJ];
 
-			for (int j = 0; j < NJ; j++)
-				soft[j] = fminf(m->stiff[j], STIFF_FALLING);
-			segment(m, m->pos, soft, FALL_SOFT_NS);
-			log_info("motion: falling: joints soft");
-		}
-		set_phase(m, PH_FALL);
-		m->fallen_since = 0;
-		m->getup_tries = 0;
+		for (int j = 0; j < NJ; j++)
+			soft[j] = fminf(m->stiff[j], STIFF_FALLING);
+		segment(m, m->pos, soft, FALL_SOFT_NS);
+		note_info(m, "motion: falling: joints soft");
 	}
+	set_phase(m, PH_FALL);
+	m->fallen_since = 0;
+	m->getup_tries = 0;
+}
 
+/* FALL: lie still, then get up (or go limp); or it caught itself. */
+static void fall_step(struct motion *m, const struct nb_sensors *s)
+{
+	segment_step(m);
+	if (m->fall_state != FALL_FALLEN)
+		m->fallen_since = 0;
+	else if (!m->fallen_since)
+		m->fallen_since = m->now;
+	if (m->fall_state == FALL_FALLEN && m->now - m->fallen_since >= LIE_STILL_NS) {
+		if (m->power_on && m->info.can_stand_up) {
+			note_info(m, "motion: fallen: getting up");
+			start_getup(m, s);
+		} else {
+			if (m->power_on)
+				note_warn(m, "motion: fallen: this body has no safe get-up motion yet; staying limp");
+			m->power_on = false;
+			start_unstiffen(m);
+		}
+	} else if (m->fall_state == FALL_UPRIGHT || m->fall_state == FALL_SITTING) {
+		/* Caught itself. */
+		if (m->power_on)
+			start_move(m, req_pose(&m->req), PH_HOLD);
+		else
+			start_unstiffen(m);
+	}
+}
+
+/* GETUP_KEYS: the get-up's keys, then the sit pose. */
+static void getup_keys_step(struct motion *m, const struct nb_sensors *s)
+{
+	/*
+	 * Upright and settled (the last key's roll onto the feet, or a
+	 * body that rights itself, the kinematic one, at any key): on
+	 * to the sit pose. Not while the torso swings: the roll onto
+	 * the feet passes upright on its way, and can carry on over the
+	 * heels.
+	 */
+	if (fall_tilt(s) < FALL_TILT_UPRIGHT &&
+	    hypotf(s->gyroscope[0], s->gyroscope[1]) < GETUP_SETTLED_RATE) {
+		getup_sit(m);
+	} else if (!getup_step(&m->getup, s, m->now, m->pos, m->stiff)) {
+		if (m->getup_front || m->getup_rolled) {
+			getup_sit(m);
+		} else if (s->angles[1] > GETUP_FACE_DOWN) {
+			/* Rolled over: on as from the front. */
+			m->getup_rolled = true;
+			getup_start(&m->getup, getup_front, getup_front_keys, m->pos, m->now);
+		} else {
+			/*
+			 * Still on the back: the sit pose, where a body that
+			 * rights itself (the kinematic one) does; on the
+			 * physics it stays down, and GETUP_WAIT tries again.
+			 */
+			getup_sit(m);
+		}
+	}
+}
+
+/* This cycle's command for the phase; moved: the walk's steps, if any. */
+static void phase_step(struct motion *m, const struct nb_sensors *s, float dt, float moved[3])
+{
 	switch (m->phase) {
 	case PH_LIMP:
 		memcpy(m->pos, s->position, sizeof(m->pos));
@@ -771,76 +849,57 @@ void motion_update(struct motion *m, const struct body_frame *f,
 		}
 		break;
 	case PH_HOLD:
-		hold_step(m, f, dt, walk);
+		hold_step(m, s, dt, moved);
 		break;
 	case PH_UNSTIFFEN:
 		if (segment_step(m))
 			set_phase(m, PH_LIMP);
 		break;
 	case PH_FALL:
-		segment_step(m);
-		if (m->fall_state != FALL_FALLEN)
-			m->fallen_since = 0;
-		else if (!m->fallen_since)
-			m->fallen_since = m->now;
-		if (m->fall_state == FALL_FALLEN && m->now - m->fallen_since >= LIE_STILL_NS) {
-			if (m->power_on && m->info.can_stand_up) {
-				log_info("motion: fallen: getting up");
-				start_getup(m, s);
-			} else {
-				if (m->power_on)
-					log_warn("motion: fallen: this body has no safe get-up motion yet; staying limp");
-				m->power_on = false;
-				start_unstiffen(m);
-			}
-		} else if (m->fall_state == FALL_UPRIGHT || m->fall_state == FALL_SITTING) {
-			/* Caught itself. */
-			if (m->power_on)
-				start_move(m, req_pose(&m->req), PH_HOLD);
-			else
-				start_unstiffen(m);
-		}
+		fall_step(m, s);
 		break;
 	case PH_GETUP_KEYS:
-		/*
-		 * Upright and settled (the last key's roll onto the feet, or a
-		 * body that rights itself, the kinematic one, at any key): on
-		 * to the sit pose. Not while the torso swings: the roll onto
-		 * the feet passes upright on its way, and can carry on over the
-		 * heels.
-		 */
-		if (fall_tilt(s) < FALL_TILT_UPRIGHT &&
-		    hypotf(s->gyroscope[0], s->gyroscope[1]) < GETUP_SETTLED_RATE) {
-			getup_sit(m);
-		} else if (!getup_step(&m->getup, s, m->now, m->pos, m->stiff)) {
-			if (m->getup_front || m->getup_rolled) {
-				getup_sit(m);
-			} else if (s->angles[1] > GETUP_FACE_DOWN) {
-				/* Rolled over: on as from the front. */
-				m->getup_rolled = true;
-				getup_start(&m->getup, getup_front, getup_front_keys, m->pos,
-					    m->now);
-			} else {
-				/*
-				 * Still on the back: the sit pose, where a body that
-				 * rights itself (the kinematic one) does; on the
-				 * physics it stays down, and GETUP_WAIT tries again.
-				 */
-				getup_sit(m);
-			}
-		}
+		getup_keys_step(m, s);
 		break;
 	case PH_GETUP_WAIT:
 		memcpy(m->pos, motion_poses[POSE_SIT], sizeof(m->pos));
 		memcpy(m->stiff, stiff_on, sizeof(m->stiff));
 		if (fall_tilt(s) < FALL_TILT_UPRIGHT) {
-			log_info("motion: up again");
+			note_info(m, "motion: up again");
 			start_move(m, req_pose(&m->req), PH_HOLD);
 		} else if (m->now - m->phase_since > GETUP_WAIT_NS) {
 			getup_failed(m, s);
 		}
 		break;
 	}
+}
+
+void motion_update(struct motion *m, const struct motion_input *in, struct nb_actuators *out)
+{
+	const struct nb_sensors *s = in->s;
+	float dt = m->now ? (float)(in->time_ns - m->now) / 1e9f : 0.0f;
+	float moved[3] = { 0.0f, 0.0f, 0.0f };
+	bool getting_up = m->phase == PH_GETUP_KEYS || m->phase == PH_GETUP_SIT ||
+			  m->phase == PH_GETUP_WAIT;
+
+	m->now = in->time_ns;
+	if (dt < 0.0f || dt > 0.1f)
+		dt = 0.0f;
+	m->walking = false;
+	m->fall_state = fall_update(&m->fall, s, getting_up, m->now);
+
+	apply_limp(m, in->stopped);
+	apply_pending(m, s);
+	catch_fall(m, s, getting_up);
+	phase_step(m, s, dt, moved);
+
+	/*
+	 * The odometry: the steps as the engine made them, the turn as the
+	 * gyroscope measured it (the gait's own turn misses the feet's slip).
+	 */
+	if (m->walk)
+		odometry_step(&m->odo, moved, walk_yaw_rate(s->angles, s->gyroscope),
+			      m->fall_state == FALL_UPRIGHT, dt);
 
 	for (int j = 0; j < NJ; j++) {
 		out->position[j] = joint_clamp(j, m->pos[j]);
@@ -855,6 +914,8 @@ bool motion_limp(const struct motion *m)
 
 void motion_status(const struct motion *m, struct motion_status *st)
 {
+	st->has_odometry = m->walk != NULL;
+	memcpy(st->odometry, m->odo.pose, sizeof(st->odometry));
 	st->fall = m->fall_state;
 	if (m->phase == PH_GETUP_KEYS || m->phase == PH_GETUP_SIT || m->phase == PH_GETUP_WAIT)
 		st->fall = FALL_STANDING_UP;

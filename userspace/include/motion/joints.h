@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: joint tables. Arrays inside the daemon use LoLA's 25-joint
+ * libnbmotion: joint tables. Arrays inside the daemon use LoLA's 25-joint
  * order (enum naobody_joint); the robot API uses its own 26-joint order,
  * in which both hip yaw-pitch joints appear (they share one motor).
  */
-#ifndef NAOBODYD_JOINTS_H
-#define NAOBODYD_JOINTS_H
+#ifndef NBMOTION_JOINTS_H
+#define NBMOTION_JOINTS_H
 
 #include <stdint.h>
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the key poses the motions (motion.c) move between, LoLA's
+ * libnbmotion: the key poses the motions (motion.c) move between, LoLA's
  * joint order, radians (hands 0..1).
  */
-#ifndef NAOBODYD_POSES_H
-#define NAOBODYD_POSES_H
+#ifndef NBMOTION_POSES_H
+#define NBMOTION_POSES_H
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the fall detector (see fall.h).
+ * libnbmotion: the fall detector (see fall.h).
  *
  * Falling: the torso tilts past FALL_TILT_FALLING, or past FALL_TILT_FAST
  * while turning faster than FALL_RATE_FAST. Fallen: tilted past
@@ -9,7 +9,7 @@
  */
 #include <math.h>
 
-#include "fall.h"
+#include <motion/fall.h>
 
 const char *const fall_state_name[] = {
 	[FALL_UPRIGHT] = "Upright",

@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# libnbmotion on its own: walking a test double that gives joints and
+# sensors and nothing else, as the real body does.
+UNIT_TESTS += motion_walk_body_test
+motion_walk_body_test_SRCS := $(srctree)/selftests/motion/walk_body_test.c
+motion_walk_body_test_LIBS := nbmotion
+motion_walk_body_test_LDLIBS := -lm
