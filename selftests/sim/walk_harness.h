@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "../../userspace/naobodyd/motion.h"
-#include "../../userspace/naobodyd/sim_physics.h"
+#include <physics/sim_physics.h>
 #include "../../userspace/naobodyd/walk.h"
 
 #define CYCLE_S		0.012f

@@ -43,7 +43,7 @@
 #include "log.h"
 #include "naobodyd.h"
 #include "sim_control.h"
-#include "sim_physics.h"
+#include <physics/sim_physics.h>
 #include "walk.h"
 
 #define NJ NAOBODY_JOINTS

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the simulated body's physics (see sim_physics.h).
+ * libnbphysics: the physical NAO (see <physics/sim_physics.h>).
  *
  * The drive is the NAO's boards': each motor holds a position target, and
  * its stiffness (0..1) scales the torque the motor may give,
@@ -21,7 +21,7 @@
  * feet's bumpers and the hands' pads from where things touch them.
  *
  * MuJoCo is called through mj, the table sim_physics_dl.c loads at run
- * time: naobodyd is not linked with it (sim_physics_dl.h).
+ * time: no program is linked with it (sim_physics_dl.h).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -29,9 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <physics/sim_physics.h>
+
+/*
+ * naobodyd's joint names and ranges and its log, from its folder
+ * (physics.mk puts it on the include path): they are the daemon's, in
+ * nbdcodec, until they are a library of their own.
+ */
 #include "joints.h"
 #include "log.h"
-#include "sim_physics.h"
 #include "sim_physics_dl.h"
 
 #define NJ		NAOBODY_JOINTS
