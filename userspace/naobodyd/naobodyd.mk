@@ -61,6 +61,9 @@ $(O)/obj/userspace/naobodyd/options.o: USER_CFLAGS += \
 	-DNAOBODYD_TREE_WWW='"$(srctree)/userspace/naobodyd/www"' \
 	-DNAOBODYD_TREE_MODEL='"$(srctree)/userspace/sim/nao6/nao6.xml"'
 
+# The simulated body's control language (body_sim.c): libnbsimctl's table
+# and words, which chestboard-emu's shares.
+naobodyd_LIBS += nbsimctl
 # The physical simulated body (--sim-physics): libnbphysics
 # (userspace/lib/physics), MuJoCo loaded at run time, or without
 # libmujoco-dev a library whose --sim-physics says so. nbdcodec again after
