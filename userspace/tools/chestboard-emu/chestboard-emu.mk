@@ -5,7 +5,7 @@ PROGRAMS += chestboard-emu
 chestboard-emu_SRCS := $(addprefix $(srctree)/userspace/tools/chestboard-emu/, \
 	main.c usb.c ep0.c exchange.c body.c boards.c misbehave.c record.c \
 	control.c)
-chestboard-emu_LIBS := nbemuctl nbgadget nbcodec naobody
+chestboard-emu_LIBS := nbemuctl nbgadget nbcodec naobody nbsimctl
 chestboard-emu_LDLIBS := -lz -lm
 MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/chestboard-emu.8
 
