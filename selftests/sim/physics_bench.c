@@ -26,7 +26,7 @@
 #include <time.h>
 
 #include <motion/poses.h>
-#include "../../userspace/naobodyd/sim_physics.h"
+#include <physics/sim_physics.h>
 
 #define CYCLE_S		0.012f
 

@@ -13,8 +13,7 @@
 
 #include <motion/motion.h>
 #include <motion/walk.h>
-
-#include "../../userspace/naobodyd/sim_physics.h"
+#include <physics/sim_physics.h>
 
 #define CYCLE_S		0.012f
 #define CYCLE_NS	12000000ULL

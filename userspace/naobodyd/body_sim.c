@@ -40,6 +40,8 @@
 
 #include <motion/joints.h>
 #include <motion/leg_kinematics.h>
+#include <physics/sim_physics.h>
+#include <simctl/simctl.h>
 
 #include "body.h"
 #include "clock.h"
@@ -47,7 +49,6 @@
 #include "log.h"
 #include "naobodyd.h"
 #include "sim_control.h"
-#include "sim_physics.h"
 
 #define NJ NAOBODY_JOINTS
 #define PERIOD_NS	12000000U
@@ -385,6 +386,12 @@ static void sense(struct sim *s, struct body_frame *f, float current)
 	f->flags = s->stopped ? BODY_F_STOPPED : 0;
 }
 
+/* MuJoCo's warnings, into the log's queue. */
+static void physics_warn(const char *line)
+{
+	log_warn("%s", line);
+}
+
 static int sim_fd(struct body *b)
 {
 	return container_of(b, struct sim, b)->tfd;
@@ -544,6 +551,7 @@ struct body *body_sim_create(const struct config *cfg, struct loop *loop)
 	if (cfg->sim_model) {
 		char err[768];
 
+		sim_physics_set_warn(physics_warn);
 		s->phys = sim_physics_create(cfg->sim_model, start_pose, err, sizeof(err));
 		if (!s->phys) {
 			log_err("sim: %s", err);
@@ -595,175 +603,319 @@ static const char *const support_name[] = {
 	[SUP_LYING] = "lying", [SUP_RIGHTING] = "righting",
 };
 
-static void sim_command(void *sim, const char *line, char *out, size_t n)
+/*
+ * The commands, in the order the unknown command's reply lists them. The
+ * table's form, the words and the numbers are libnbsimctl's, shared with
+ * chestboard-emu's control language (control.c); the commands differ, for
+ * a reason: these are what a person does to a robot (press the head, push
+ * it, plug the charger) in the daemon's units, the emulator's the board's
+ * raw fields and cycles, for the driver's tests. A line whose words are
+ * not one of these (too many, too few, or not of the command's sort) gets
+ * the unknown command's reply; a malformed name or value, where a command
+ * says so, its usage. Numbers are read as sscanf()'s %f reads them, a
+ * number's beginning, as they always were here.
+ */
+enum sim_cmd {
+	SC_TOUCH, SC_PUSH, SC_BATTERY, SC_CHARGER, SC_SONAR, SC_TEMPERATURE,
+	SC_REARM, SC_STATUS, SC_LEDS, SC_CYCLE, SC_LOG, SC_PHYSICS, SC_LIFT,
+	SC_OBSTACLE, SC_COUNT
+};
+
+static const struct simctl_cmd sim_cmds[SC_COUNT] = {
+	[SC_TOUCH] = { "touch", 2, 2, 0,
+		       "touch SENSOR 0|1 (SENSOR: chest, head_front, ..., r_hand_right)" },
+	[SC_PUSH] = { "push", 1, 1, 0, "push front|back|left|right" },
+	[SC_BATTERY] = { "battery", 1, 1, 0, "battery CHARGE (0..1)" },
+	[SC_CHARGER] = { "charger", 1, 1, 0, "charger 0|1" },
+	/* Any count: with a physical body every "sonar" is refused (cmd_sonar()). */
+	[SC_SONAR] = { "sonar", 0, 2, 0, "sonar LEFT RIGHT (m)" },
+	[SC_TEMPERATURE] = { "temperature", 2, 2, 0,
+			     "temperature JOINT CELSIUS (JOINT: HeadYaw, ...)" },
+	[SC_REARM] = { "rearm", 0, 0, 0, "rearm" },
+	[SC_STATUS] = { "status", 0, 0, 0, "status" },
+	[SC_LEDS] = { "leds", 1, 1, 0, "leds chest|l_ear|r_ear|l_eye|r_eye|l_foot|r_foot|skull" },
+	[SC_CYCLE] = { "cycle", 0, 1, 0, "cycle [reset]" },
+	/* The log's queue, for the tests (nbtest.py): the list never had it. */
+	[SC_LOG] = { "log", 0, 0, SIMCTL_UNLISTED, "log" },
+	[SC_PHYSICS] = { "physics", 0, 1, SIMCTL_PHYSICS, "physics [reset]" },
+	[SC_LIFT] = { "lift", 1, 1, SIMCTL_PHYSICS, "lift 0|1" },
+	/* Any words: its usage says the reach, OBSTACLE_REACH (cmd_obstacle()). */
+	[SC_OBSTACLE] = { "obstacle", 0, 2, SIMCTL_PHYSICS, "obstacle X Y|off" },
+};
+
+static const char *const off_on[] = { "0", "1" };
+
+/* The reply to a malformed name or value: the command's usage. */
+static bool cmd_usage(enum sim_cmd c, char *out, size_t n)
 {
-	struct sim *s = sim;
-	char cmd[32] = "", a[32] = "", b[32] = "";
+	snprintf(out, n, "error: %s", sim_cmds[c].usage);
+	return true;
+}
+
+/* Each command's words (w[0] its name, argc with it); false: not this command. */
+typedef bool sim_cmd_fn(struct sim *s, char **w, int argc, char *out, size_t n);
+
+static bool cmd_touch(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	int i = simctl_word(w[1], touch_names, NAOBODY_TOUCHES), on = simctl_word(w[2], off_on, 2);
+
+	if (i < 0 || on < 0)
+		return cmd_usage(SC_TOUCH, out, n);
+	s->touch = (s->touch & ~(1U << i)) | (uint32_t)on << i;
+	snprintf(out, n, "ok");
+	return true;
+}
+
+static bool cmd_push(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	static const char *const way[] = { "front", "back", "left", "right" };
+	static const float roll[] = { 0.0f, 0.0f, -1.0f, 1.0f };
+	static const float pitch[] = { 1.0f, -1.0f, 0.0f, 0.0f };
+	int i = simctl_word(w[1], way, 4);
+
+	if (i < 0)
+		return cmd_usage(SC_PUSH, out, n);
+	/* The physics' push: 30 N on the torso for 0.2 s (provisional). */
+	if (s->phys)
+		sim_physics_push(s->phys, 30.0f * pitch[i], -30.0f * roll[i], 0.2f);
+	else
+		fall(s, roll[i], pitch[i], 0.15f);
+	snprintf(out, n, "ok");
+	return true;
+}
+
+static bool cmd_battery(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	float x;
+
+	if (sscanf(w[1], "%f", &x) != 1 || !(x >= 0.0f && x <= 1.0f))
+		return false;
+	s->charge = x;
+	snprintf(out, n, "ok");
+	return true;
+}
+
+static bool cmd_charger(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	int on = simctl_word(w[1], off_on, 2);
+
+	if (on < 0)
+		return false;
+	s->charger = on;
+	snprintf(out, n, "ok");
+	return true;
+}
+
+static bool cmd_sonar(struct sim *s, char **w, int argc, char *out, size_t n)
+{
 	float x, y;
-	int argc = sscanf(line, "%31s %31s %31s", cmd, a, b);
 
-	if (argc < 1) {
-		snprintf(out, n, "error: empty command");
-	} else if (!strcmp(cmd, "touch") && argc == 3) {
-		int i;
-
-		for (i = 0; i < NAOBODY_TOUCHES; i++)
-			if (!strcmp(a, touch_names[i]))
-				break;
-		if (i == NAOBODY_TOUCHES || (strcmp(b, "0") && strcmp(b, "1"))) {
-			snprintf(out, n, "error: touch SENSOR 0|1 (SENSOR: chest, head_front, ..., r_hand_right)");
-			return;
-		}
-		s->touch = (s->touch & ~(1U << i)) | (uint32_t)(b[0] == '1') << i;
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "push") && argc == 2) {
-		float roll = 0.0f, pitch = 0.0f;
-
-		if (!strcmp(a, "front"))
-			pitch = 1.0f;
-		else if (!strcmp(a, "back"))
-			pitch = -1.0f;
-		else if (!strcmp(a, "left"))
-			roll = -1.0f;
-		else if (!strcmp(a, "right"))
-			roll = 1.0f;
-		else {
-			snprintf(out, n, "error: push front|back|left|right");
-			return;
-		}
-		/* The physics' push: 30 N on the torso for 0.2 s (provisional). */
-		if (s->phys)
-			sim_physics_push(s->phys, 30.0f * pitch, -30.0f * roll, 0.2f);
-		else
-			fall(s, roll, pitch, 0.15f);
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "battery") && argc == 2 && sscanf(a, "%f", &x) == 1 &&
-		   x >= 0.0f && x <= 1.0f) {
-		s->charge = x;
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "charger") && argc == 2 && (!strcmp(a, "0") || !strcmp(a, "1"))) {
-		s->charger = a[0] == '1';
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "sonar") && s->phys) {
+	if (s->phys) {
 		snprintf(out, n, "error: sonar: the physical body's sonars see its obstacle "
 			 "(obstacle X Y|off)");
-	} else if (!strcmp(cmd, "sonar") && argc == 3 && sscanf(a, "%f", &x) == 1 &&
-		   sscanf(b, "%f", &y) == 1 && x >= 0.0f && y >= 0.0f) {
-		s->sonar[0] = x;
-		s->sonar[1] = y;
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "temperature") && argc == 3 && sscanf(b, "%f", &x) == 1) {
-		int j;
+		return true;
+	}
+	if (argc != 3 || sscanf(w[1], "%f", &x) != 1 || sscanf(w[2], "%f", &y) != 1 ||
+	    !(x >= 0.0f && y >= 0.0f))
+		return false;
+	s->sonar[0] = x;
+	s->sonar[1] = y;
+	snprintf(out, n, "ok");
+	return true;
+}
 
-		for (j = 0; j < NJ; j++)
-			if (!strcmp(a, joint_name[j]))
-				break;
-		if (j == NJ) {
-			snprintf(out, n, "error: temperature JOINT CELSIUS (JOINT: HeadYaw, ...)");
-			return;
-		}
-		s->temp[j] = x;
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "rearm") && argc == 1) {
-		s->stopped = false;
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "cycle") && argc == 1) {
+static bool cmd_temperature(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	float x;
+	int j;
+
+	if (sscanf(w[2], "%f", &x) != 1)
+		return false;
+	j = simctl_word(w[1], joint_name, NJ);
+	if (j < 0)
+		return cmd_usage(SC_TEMPERATURE, out, n);
+	s->temp[j] = x;
+	snprintf(out, n, "ok");
+	return true;
+}
+
+static bool cmd_rearm(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	s->stopped = false;
+	snprintf(out, n, "ok");
+	return true;
+}
+
+static bool cmd_status(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	float at[4] = { s->pose[0], s->pose[1], 0.0f, s->pose[2] };
+
+	/* pose: where the body is (the model's torso, with the physics). */
+	if (s->phys)
+		sim_physics_torso(s->phys, at);
+	snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f pose=%.4f,%.4f,%.4f "
+		 "charge=%.4f knees=%.3f legs_stiffness=%.3f cycle=%llu",
+		 s->stopped, support_name[s->support], s->tilt, at[0], at[1],
+		 at[3], s->charge,
+		 (s->pos[NAOBODY_L_KNEE_PITCH] + s->pos[NAOBODY_R_KNEE_PITCH]) / 2.0f,
+		 leg_stiffness(s), (unsigned long long)s->cycle);
+	return true;
+}
+
+static bool cmd_leds(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	static const char *const name[] = {
+		"chest", "l_ear", "r_ear", "l_eye", "r_eye", "l_foot", "r_foot", "skull",
+	};
+	static const struct { size_t off, len; } groups[] = {
+		{ offsetof(struct nb_actuators, chest), 3 },
+		{ offsetof(struct nb_actuators, l_ear), NB_EAR_LEDS },
+		{ offsetof(struct nb_actuators, r_ear), NB_EAR_LEDS },
+		{ offsetof(struct nb_actuators, l_eye), NB_EYE_LEDS },
+		{ offsetof(struct nb_actuators, r_eye), NB_EYE_LEDS },
+		{ offsetof(struct nb_actuators, l_foot), 3 },
+		{ offsetof(struct nb_actuators, r_foot), 3 },
+		{ offsetof(struct nb_actuators, skull), NB_SKULL_LEDS },
+	};
+	int g = simctl_word(w[1], name, sizeof(name) / sizeof(name[0]));
+	size_t len;
+
+	if (g < 0)
+		return cmd_usage(SC_LEDS, out, n);
+	len = (size_t)snprintf(out, n, "ok");
+	for (size_t i = 0; i < groups[g].len && len < n; i++) {
+		const float *v = (const float *)((const char *)&s->cmd + groups[g].off);
+
+		len += (size_t)snprintf(out + len, n - len, " %.3f", v[i]);
+	}
+	return true;
+}
+
+static bool cmd_cycle(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	if (argc == 1) {
 		/* The body loop's timing at the body, since the last "cycle reset". */
 		snprintf(out, n, "ok writes=%llu late=%llu worst_gap_us=%llu",
 			 (unsigned long long)s->writes, (unsigned long long)s->late_writes,
 			 (unsigned long long)(s->worst_gap_ns / 1000));
-	} else if (!strcmp(cmd, "cycle") && argc == 2 && !strcmp(a, "reset")) {
-		s->writes = s->late_writes = s->worst_gap_ns = 0;
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "log") && argc == 1) {
-		/* The log's queue (log.h): written >= queued-as-read means it is out. */
-		uint64_t queued, written;
+		return true;
+	}
+	if (strcmp(w[1], "reset"))
+		return false;
+	s->writes = s->late_writes = s->worst_gap_ns = 0;
+	snprintf(out, n, "ok");
+	return true;
+}
 
-		log_progress(&queued, &written);
-		snprintf(out, n, "ok queued=%llu written=%llu dropped=%llu",
-			 (unsigned long long)queued, (unsigned long long)written,
-			 (unsigned long long)log_dropped());
-	} else if (!strcmp(cmd, "status") && argc == 1) {
-		float at[4] = { s->pose[0], s->pose[1], 0.0f, s->pose[2] };
+static bool cmd_log(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	/* The log's queue (log.h): written >= queued-as-read means it is out. */
+	uint64_t queued, written;
 
-		/* pose: where the body is (the model's torso, with the physics). */
-		if (s->phys)
-			sim_physics_torso(s->phys, at);
-		snprintf(out, n, "ok stopped=%d support=%s tilt=%.3f pose=%.4f,%.4f,%.4f "
-			 "charge=%.4f knees=%.3f legs_stiffness=%.3f cycle=%llu",
-			 s->stopped, support_name[s->support], s->tilt, at[0], at[1],
-			 at[3], s->charge,
-			 (s->pos[NAOBODY_L_KNEE_PITCH] + s->pos[NAOBODY_R_KNEE_PITCH]) / 2.0f,
-			 leg_stiffness(s), (unsigned long long)s->cycle);
-	} else if (!strcmp(cmd, "physics") && argc == 1 && s->phys) {
-		struct sim_physics_worst w;
-		float fsr = 0.0f, at[4];
+	log_progress(&queued, &written);
+	snprintf(out, n, "ok queued=%llu written=%llu dropped=%llu",
+		 (unsigned long long)queued, (unsigned long long)written,
+		 (unsigned long long)log_dropped());
+	return true;
+}
 
-		sim_physics_torque_ratio(s->phys, &w);
-		for (int i = 0; i < NAOBODY_FSRS; i++)
-			fsr += s->ps.fsr[i];
-		sim_physics_torso(s->phys, at);
-		snprintf(out, n, "ok torso_height=%.4f roll=%.4f pitch=%.4f fsr_kg=%.3f "
-			 "mass_kg=%.3f torque_given=%.3f torque_given_joint=%s "
-			 "torque_asked=%.3f torque_asked_joint=%s torso_x=%.4f torso_y=%.4f "
-			 "torso_yaw=%.4f",
-			 s->ps.torso_height, s->ps.angles[0], s->ps.angles[1], fsr,
-			 sim_physics_mass(s->phys), w.given,
-			 w.given_joint >= 0 ? joint_name[w.given_joint] : "-", w.asked,
-			 w.asked_joint >= 0 ? joint_name[w.asked_joint] : "-", at[0], at[1], at[3]);
-	} else if (!strcmp(cmd, "lift") && argc == 2 && (!strcmp(a, "0") || !strcmp(a, "1")) &&
-		   s->phys) {
-		/* Picked up by the torso, 10 cm up, or let go. */
-		sim_physics_hold(s->phys, a[0] == '1', 0.10f);
-		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "obstacle") && s->phys) {
-		/*
-		 * The post's axis, m, in the frame the robot started in; "nan"
-		 * (which sscanf takes) would break the model.
-		 */
-		if (argc == 2 && !strcmp(a, "off")) {
-			sim_physics_obstacle(s->phys, false, 0.0f, 0.0f);
-			snprintf(out, n, "ok");
-		} else if (argc == 3 && sscanf(a, "%f", &x) == 1 && sscanf(b, "%f", &y) == 1 &&
-			   fabsf(x) <= OBSTACLE_REACH && fabsf(y) <= OBSTACLE_REACH) {
-			sim_physics_obstacle(s->phys, true, x, y);
-			snprintf(out, n, "ok");
-		} else {
-			snprintf(out, n, "error: obstacle X Y (m from where the robot started, "
-				 "each within %.0f) or obstacle off", (double)OBSTACLE_REACH);
-		}
-	} else if (!strcmp(cmd, "physics") && argc == 2 && !strcmp(a, "reset") && s->phys) {
+static bool cmd_physics(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	struct sim_physics_worst wo;
+	float fsr = 0.0f, at[4];
+
+	if (argc == 2) {
+		if (strcmp(w[1], "reset"))
+			return false;
 		sim_physics_torque_reset(s->phys);
 		snprintf(out, n, "ok");
-	} else if (!strcmp(cmd, "leds") && argc == 2) {
-		static const struct { const char *name; size_t off, len; } groups[] = {
-			{ "chest", offsetof(struct nb_actuators, chest), 3 },
-			{ "l_ear", offsetof(struct nb_actuators, l_ear), NB_EAR_LEDS },
-			{ "r_ear", offsetof(struct nb_actuators, r_ear), NB_EAR_LEDS },
-			{ "l_eye", offsetof(struct nb_actuators, l_eye), NB_EYE_LEDS },
-			{ "r_eye", offsetof(struct nb_actuators, r_eye), NB_EYE_LEDS },
-			{ "l_foot", offsetof(struct nb_actuators, l_foot), 3 },
-			{ "r_foot", offsetof(struct nb_actuators, r_foot), 3 },
-			{ "skull", offsetof(struct nb_actuators, skull), NB_SKULL_LEDS },
-		};
-		size_t g, len;
-
-		for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
-			if (!strcmp(a, groups[g].name))
-				break;
-		if (g == sizeof(groups) / sizeof(groups[0])) {
-			snprintf(out, n, "error: leds chest|l_ear|r_ear|l_eye|r_eye|l_foot|r_foot|skull");
-			return;
-		}
-		len = (size_t)snprintf(out, n, "ok");
-		for (size_t i = 0; i < groups[g].len && len < n; i++) {
-			const float *v = (const float *)((const char *)&s->cmd + groups[g].off);
-
-			len += (size_t)snprintf(out + len, n - len, " %.3f", v[i]);
-		}
-	} else {
-		snprintf(out, n, "error: unknown command; try: touch, push, battery, charger, "
-			 "sonar, temperature, rearm, status, leds, cycle; with --sim-physics: "
-			 "physics, lift, obstacle");
+		return true;
 	}
+	sim_physics_torque_ratio(s->phys, &wo);
+	for (int i = 0; i < NAOBODY_FSRS; i++)
+		fsr += s->ps.fsr[i];
+	sim_physics_torso(s->phys, at);
+	snprintf(out, n, "ok torso_height=%.4f roll=%.4f pitch=%.4f fsr_kg=%.3f "
+		 "mass_kg=%.3f torque_given=%.3f torque_given_joint=%s "
+		 "torque_asked=%.3f torque_asked_joint=%s torso_x=%.4f torso_y=%.4f "
+		 "torso_yaw=%.4f",
+		 s->ps.torso_height, s->ps.angles[0], s->ps.angles[1], fsr,
+		 sim_physics_mass(s->phys), wo.given,
+		 wo.given_joint >= 0 ? joint_name[wo.given_joint] : "-", wo.asked,
+		 wo.asked_joint >= 0 ? joint_name[wo.asked_joint] : "-", at[0], at[1], at[3]);
+	return true;
+}
+
+static bool cmd_lift(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	int on = simctl_word(w[1], off_on, 2);
+
+	if (on < 0)
+		return false;
+	/* Picked up by the torso, 10 cm up, or let go. */
+	sim_physics_hold(s->phys, on, 0.10f);
+	snprintf(out, n, "ok");
+	return true;
+}
+
+static bool cmd_obstacle(struct sim *s, char **w, int argc, char *out, size_t n)
+{
+	float x, y;
+
+	/*
+	 * The post's axis, m, in the frame the robot started in; "nan"
+	 * (which sscanf takes) would break the model.
+	 */
+	if (argc == 2 && !strcmp(w[1], "off")) {
+		sim_physics_obstacle(s->phys, false, 0.0f, 0.0f);
+		snprintf(out, n, "ok");
+	} else if (argc == 3 && sscanf(w[1], "%f", &x) == 1 && sscanf(w[2], "%f", &y) == 1 &&
+		   fabsf(x) <= OBSTACLE_REACH && fabsf(y) <= OBSTACLE_REACH) {
+		sim_physics_obstacle(s->phys, true, x, y);
+		snprintf(out, n, "ok");
+	} else {
+		snprintf(out, n, "error: obstacle X Y (m from where the robot started, "
+			 "each within %.0f) or obstacle off", (double)OBSTACLE_REACH);
+	}
+	return true;
+}
+
+static sim_cmd_fn *const sim_cmd_run[SC_COUNT] = {
+	[SC_TOUCH] = cmd_touch, [SC_PUSH] = cmd_push, [SC_BATTERY] = cmd_battery,
+	[SC_CHARGER] = cmd_charger, [SC_SONAR] = cmd_sonar,
+	[SC_TEMPERATURE] = cmd_temperature, [SC_REARM] = cmd_rearm,
+	[SC_STATUS] = cmd_status, [SC_LEDS] = cmd_leds, [SC_CYCLE] = cmd_cycle,
+	[SC_LOG] = cmd_log, [SC_PHYSICS] = cmd_physics, [SC_LIFT] = cmd_lift,
+	[SC_OBSTACLE] = cmd_obstacle,
+};
+
+/* The commands a body has: the physics' only with --sim-physics. */
+static void cmd_unknown(char *out, size_t n)
+{
+	const unsigned int listed = SIMCTL_PHYSICS | SIMCTL_UNLISTED;
+	char any[160], physical[64];
+
+	simctl_list(sim_cmds, SC_COUNT, listed, 0, ", ", any, sizeof(any));
+	simctl_list(sim_cmds, SC_COUNT, listed, SIMCTL_PHYSICS, ", ", physical, sizeof(physical));
+	snprintf(out, n, "error: unknown command; try: %s; with --sim-physics: %s", any, physical);
+}
+
+static void sim_command(void *sim, const char *line, char *out, size_t n)
+{
+	struct sim *s = sim;
+	char copy[256], *w[3];
+	int argc, c;
+
+	/* A name and two words at most: what follows is not read. */
+	snprintf(copy, sizeof(copy), "%s", line);
+	argc = simctl_split(copy, w, 3, NULL);
+	if (argc < 1) {
+		snprintf(out, n, "error: empty command");
+		return;
+	}
+	c = simctl_find(sim_cmds, SC_COUNT, w[0]);
+	if (c == SC_COUNT || !simctl_takes(&sim_cmds[c], argc - 1) ||
+	    ((sim_cmds[c].flags & SIMCTL_PHYSICS) && !s->phys) ||
+	    !sim_cmd_run[c](s, w, argc, out, n))
+		cmd_unknown(out, n);
 }

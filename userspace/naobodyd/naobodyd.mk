@@ -41,9 +41,9 @@ $(O)/obj/userspace/naobodyd/options.o $(O)/san/userspace/naobodyd/options.o: \
 NAOBODYD_WWW_STAMP := $(O)/obj/userspace/naobodyd/www-dir.stamp
 $(O)/obj/userspace/naobodyd/options.o $(O)/san/userspace/naobodyd/options.o: $(NAOBODYD_WWW_STAMP)
 $(NAOBODYD_WWW_STAMP): naobodyd-www-dir-check
-	@mkdir -p $(@D) && echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME) $(abspath $(O)) $(srctree)' | \
+	@mkdir -p $(@D) && echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(abspath $(O)) $(srctree)' | \
 		cmp -s - $@ || \
-		echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(NAOBODYD_MUJOCO_SONAME) $(abspath $(O)) $(srctree)' > $@
+		echo '$(NAOBODYD_WWW_DIR) $(NAOBODYD_SIM_DIR) $(abspath $(O)) $(srctree)' > $@
 .PHONY: naobodyd-www-dir-check
 
 # The physical simulated body's model (--sim-physics): make install puts
@@ -60,49 +60,35 @@ $(O)/obj/userspace/naobodyd/options.o: USER_CFLAGS += \
 	-DNAOBODYD_TREE_WWW='"$(srctree)/userspace/naobodyd/www"' \
 	-DNAOBODYD_TREE_MODEL='"$(srctree)/userspace/sim/nao6/nao6.xml"'
 
-# MuJoCo, for the physical simulated body (--sim-physics) only: not linked,
-# so the daemon starts on the robot, which has no MuJoCo (HULKs-OS), but
-# loaded at run time (sim_physics_dl.c) by the SONAME of the libmujoco.so
-# found here, with its headers. Without libmujoco-dev the daemon is built
-# without the physical body (sim_physics_none.c), and --sim-physics says so.
-READELF ?= readelf
-NAOBODYD_MUJOCO_SO := $(shell $(CC) -print-file-name=libmujoco.so)
-NAOBODYD_MUJOCO_SONAME := $(if $(filter /%,$(NAOBODYD_MUJOCO_SO)),$(shell $(READELF) -d \
-	$(NAOBODYD_MUJOCO_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'))
-# Debian's name for the package with that library: libmujoco.so.2.2.2 is
-# in libmujoco2.2.2 (Policy 8.1), for the message when it is missing.
-NAOBODYD_MUJOCO_PACKAGE ?= $(subst .so.,,$(NAOBODYD_MUJOCO_SONAME))
-ifneq ($(NAOBODYD_MUJOCO_SONAME),)
-naobodyd_SRCS += $(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
-$(O)/obj/userspace/naobodyd/sim_physics_dl.o $(O)/san/userspace/naobodyd/sim_physics_dl.o: \
-	USER_CFLAGS += -DNAOBODYD_MUJOCO_SONAME='"$(NAOBODYD_MUJOCO_SONAME)"' \
-	-DNAOBODYD_MUJOCO_PACKAGE='"$(NAOBODYD_MUJOCO_PACKAGE)"'
-# Again when the library found changes (the stamp above has its SONAME).
-$(O)/obj/userspace/naobodyd/sim_physics_dl.o $(O)/san/userspace/naobodyd/sim_physics_dl.o: \
-	$(NAOBODYD_WWW_STAMP)
-# dlopen() is libc's from glibc 2.34; older ones (and some libcs) need -ldl.
-NAOBODYD_DL_LDLIBS := $(shell echo 'char dlopen(void); int main(void) { return dlopen(); }' | \
-	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
-naobodyd_LDLIBS += $(NAOBODYD_DL_LDLIBS)
+# The simulated body's control language (body_sim.c): libnbsimctl's table
+# and words, which chestboard-emu's shares.
+naobodyd_LIBS += nbsimctl
+# The physical simulated body (--sim-physics): libnbphysics
+# (userspace/lib/physics), MuJoCo loaded at run time, or without
+# libmujoco-dev a library whose --sim-physics says so; nbmotion again after
+# it, for the joints' names and ranges.
+naobodyd_LIBS += nbphysics nbmotion
+naobodyd_LDLIBS += $(PHYSICS_LDLIBS)
+# What needs the real model, where physics.mk found MuJoCo.
+ifneq ($(PHYSICS_MUJOCO_SONAME),)
 # make bench: the physics' CPU per body cycle, as a ratio to real time,
 # through the daemon's own calls (selftests/sim/physics_bench.c). Here, not
-# in selftests/sim/sim.mk, because it needs MuJoCo found as above.
+# in selftests/sim/sim.mk: the fragments are read in their paths' order, and
+# selftests/ comes before userspace/lib/physics/physics.mk, which finds MuJoCo.
 PROGRAMS += nb-physics-bench
-nb-physics-bench_SRCS := $(srctree)/selftests/sim/physics_bench.c \
-	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
-nb-physics-bench_LIBS := nbmotion nbdcodec
-nb-physics-bench_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+nb-physics-bench_SRCS := $(srctree)/selftests/sim/physics_bench.c
+nb-physics-bench_LIBS := nbphysics nbmotion
+nb-physics-bench_LDLIBS := -lm $(PHYSICS_LDLIBS)
 BENCHES += $(O)/bin/nb-physics-bench
 # The walking engine on the physics, through the motion layer, faster than
-# real time (selftests/sim/walk_test.c); here for the same reason.
-SIM_WALK_SRCS := $(srctree)/selftests/sim/walk_harness.c \
-	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
+# real time (selftests/sim/walk_test.c).
+SIM_WALK_SRCS := $(srctree)/selftests/sim/walk_harness.c
 UNIT_TESTS += sim_walk_test
 sim_walk_test_SRCS := $(srctree)/selftests/sim/walk_test.c $(SIM_WALK_SRCS)
-# The watchdog's times (watchdog.h), by the daemon's include path.
+# The watchdog's times (naobodyd's watchdog.h), by the daemon's include path.
 $(O)/obj/selftests/sim/walk_test.o $(O)/san/selftests/sim/walk_test.o: USER_CFLAGS += $(NAOBODYD_INC)
-sim_walk_test_LIBS := nbmotion nbdcodec
-sim_walk_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+sim_walk_test_LIBS := nbphysics nbmotion
+sim_walk_test_LDLIBS := -lm $(PHYSICS_LDLIBS)
 # The sim tests' limits are hang detectors: about 60 s of CPU here, but what
 # a loaded machine gives them is its own (scripts/run-unit-tests.sh).
 sim_walk_test_UNIT_TIMEOUT := 3600
@@ -110,30 +96,28 @@ sim_walk_test_UNIT_TIMEOUT := 3600
 # (selftests/sim/fall_test.c).
 UNIT_TESTS += sim_fall_test
 sim_fall_test_SRCS := $(srctree)/selftests/sim/fall_test.c $(SIM_WALK_SRCS)
-sim_fall_test_LIBS := nbmotion nbdcodec
-sim_fall_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+sim_fall_test_LIBS := nbphysics nbmotion
+sim_fall_test_LDLIBS := -lm $(PHYSICS_LDLIBS)
 sim_fall_test_UNIT_TIMEOUT := 1800
 # The sonars, bumpers and hands' pads on the physics, against the model's
 # obstacle (selftests/sim/sense_test.c).
 UNIT_TESTS += sim_sense_test
 sim_sense_test_SRCS := $(srctree)/selftests/sim/sense_test.c $(SIM_WALK_SRCS)
-sim_sense_test_LIBS := nbmotion nbdcodec
-sim_sense_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+sim_sense_test_LIBS := nbphysics nbmotion
+sim_sense_test_LDLIBS := -lm $(PHYSICS_LDLIBS)
 sim_sense_test_UNIT_TIMEOUT := 1200
 # The get-up motions on the physics: 20 falls each way, the robot awake,
 # up again in Stand (selftests/sim/getup_test.c).
 UNIT_TESTS += sim_getup_test
 sim_getup_test_SRCS := $(srctree)/selftests/sim/getup_test.c $(SIM_WALK_SRCS)
-sim_getup_test_LIBS := nbmotion nbdcodec
-sim_getup_test_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+sim_getup_test_LIBS := nbphysics nbmotion
+sim_getup_test_LDLIBS := -lm $(PHYSICS_LDLIBS)
 sim_getup_test_UNIT_TIMEOUT := 1800
 # make bench: walking speeds, the turning rate, WalkTo at Fast and the
 # get-ups' rates, with RoboCup anchors (selftests/sim/walk_bench.c).
 PROGRAMS += nb-walk-bench
 nb-walk-bench_SRCS := $(srctree)/selftests/sim/walk_bench.c $(SIM_WALK_SRCS)
-nb-walk-bench_LIBS := nbmotion nbdcodec
-nb-walk-bench_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+nb-walk-bench_LIBS := nbphysics nbmotion
+nb-walk-bench_LDLIBS := -lm $(PHYSICS_LDLIBS)
 BENCHES += $(O)/bin/nb-walk-bench
-else
-naobodyd_SRCS += $(srctree)/userspace/naobodyd/sim_physics_none.c
 endif

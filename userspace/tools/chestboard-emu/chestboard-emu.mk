@@ -5,7 +5,7 @@ PROGRAMS += chestboard-emu
 chestboard-emu_SRCS := $(addprefix $(srctree)/userspace/tools/chestboard-emu/, \
 	main.c usb.c ep0.c exchange.c body.c boards.c misbehave.c record.c \
 	control.c)
-chestboard-emu_LIBS := nbemuctl nbgadget nbcodec naobody
+chestboard-emu_LIBS := nbemuctl nbgadget nbcodec naobody nbsimctl
 chestboard-emu_LDLIBS := -lz -lm
 MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/chestboard-emu.8
 
@@ -14,21 +14,16 @@ MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/chestboard-emu-ctl.1
 chestboard-emu-ctl_SRCS := $(srctree)/userspace/tools/chestboard-emu/ctl.c
 chestboard-emu-ctl_LIBS := nbemuctl nbgadget
 
-# The physical body (--physics MODEL, physics.c): naobodyd's sim_physics.c,
-# MuJoCo loaded at run time by its SONAME (sim_physics_dl.c), found as
-# naobodyd.mk finds it (its flags for sim_physics_dl.o are naobodyd.mk's:
-# the object is shared). Without libmujoco-dev, physics.c alone, and
-# --physics says the build has no MuJoCo.
+# The physical body (--physics MODEL, physics.c): libnbphysics
+# (userspace/lib/physics), MuJoCo loaded at run time by its SONAME, where
+# physics.mk found it (nbmotion after it, for the joints' names and
+# ranges). Without libmujoco-dev, physics.c alone, and --physics says the
+# build has no MuJoCo.
 chestboard-emu_SRCS += $(addprefix $(srctree)/userspace/tools/chestboard-emu/, physics.c \
 	physics_remote.c physics_wire.c)
-CHESTBOARD_EMU_MUJOCO_SO := $(shell $(CC) -print-file-name=libmujoco.so)
-CHESTBOARD_EMU_MUJOCO := $(if $(filter /%,$(CHESTBOARD_EMU_MUJOCO_SO)),$(shell $(or $(READELF),readelf) -d \
-	$(CHESTBOARD_EMU_MUJOCO_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'))
-ifneq ($(CHESTBOARD_EMU_MUJOCO),)
-chestboard-emu_SRCS += $(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
-chestboard-emu_LIBS += nbmotion nbdcodec
-chestboard-emu_LDLIBS += -lpthread $(shell echo 'char dlopen(void); int main(void) { return dlopen(); }' | \
-	$(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+ifneq ($(PHYSICS_MUJOCO_SONAME),)
+chestboard-emu_LIBS += nbphysics nbmotion
+chestboard-emu_LDLIBS += -lpthread $(PHYSICS_LDLIBS)
 $(O)/obj/userspace/tools/chestboard-emu/physics.o $(O)/san/userspace/tools/chestboard-emu/physics.o: \
 	USER_CFLAGS += -DEMU_MUJOCO=1
 # The same model on the host, for an emulator in a VM too slow for it
@@ -36,8 +31,7 @@ $(O)/obj/userspace/tools/chestboard-emu/physics.o $(O)/san/userspace/tools/chest
 PROGRAMS += nb-physics-server
 MAN_PAGES += $(srctree)/userspace/tools/chestboard-emu/nb-physics-server.1
 nb-physics-server_SRCS := $(addprefix $(srctree)/userspace/tools/chestboard-emu/, \
-	physics_server.c physics_wire.c) \
-	$(addprefix $(srctree)/userspace/naobodyd/, sim_physics.c sim_physics_dl.c)
-nb-physics-server_LIBS := nbmotion nbdcodec
-nb-physics-server_LDLIBS := -lm $(NAOBODYD_DL_LDLIBS)
+	physics_server.c physics_wire.c)
+nb-physics-server_LIBS := nbphysics nbmotion
+nb-physics-server_LDLIBS := -lm $(PHYSICS_LDLIBS)
 endif

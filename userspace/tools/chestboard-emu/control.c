@@ -18,6 +18,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <simctl/simctl.h>
+
 #include "emu.h"
 
 #define MAX_WORDS	8
@@ -145,19 +147,6 @@ static void err(struct emu *e, int slot, int error, const char *what)
 		drop(e, slot);
 }
 
-static int num(const char *s, long long lo, long long hi, long long *v)
-{
-	char *end;
-
-	if (!s)
-		return -EINVAL;
-	errno = 0;
-	*v = strtoll(s, &end, 0);
-	if (errno || end == s || *end || *v < lo || *v > hi)
-		return -EINVAL;
-	return 0;
-}
-
 static void stats(struct emu *e, int slot)
 {
 	const struct nb_emu_stats *s = &e->st;
@@ -216,75 +205,87 @@ enum request {
 	RQ_TOUCH, RQ_DRAIN, RQ_FOLLOW, RQ_PHYSICS, RQ_VERSION, RQ_BOOTLOADER,
 	RQ_BOARD, RQ_ID, RQ_MISBEHAVE, RQ_FRAMES, RQ_RAW, RQ_WAIT,
 	RQ_RESET, RQ_DISCONNECT, RQ_CONNECT, RQ_STORM, RQ_QUIT, RQ_HELP,
-	RQ_COUNT		/* request_of(): none of them */
+	RQ_COUNT		/* simctl_find(): none of them */
 };
 
-static const char *const request_name[RQ_COUNT] = {
-	[RQ_HELLO] = "hello",
-	[RQ_STATUS] = "status",
-	[RQ_STATS] = "stats",
-	[RQ_SET] = "set",
-	[RQ_GET] = "get",
-	[RQ_WAVE] = "wave",
-	[RQ_TOUCH] = "touch",
-	[RQ_DRAIN] = "drain",
-	[RQ_FOLLOW] = "follow",
-	[RQ_PHYSICS] = "physics",
-	[RQ_VERSION] = "version",
-	[RQ_BOOTLOADER] = "bootloader",
-	[RQ_BOARD] = "board",
-	[RQ_ID] = "id",
-	[RQ_MISBEHAVE] = "misbehave",
-	[RQ_FRAMES] = "frames",
-	[RQ_RAW] = "raw",
-	[RQ_WAIT] = "wait",
-	[RQ_RESET] = "reset",
-	[RQ_DISCONNECT] = "disconnect",
-	[RQ_CONNECT] = "connect",
-	[RQ_STORM] = "storm",
-	[RQ_QUIT] = "quit",
-	[RQ_HELP] = "help",
+/*
+ * The table's form, the words and the numbers are libnbsimctl's, shared
+ * with naobodyd's simulated body (body_sim.c); the requests differ, for a
+ * reason: these are the board's raw fields, bits and cycles, for driving
+ * and checking the driver, the body's a person's acts in LoLA's units.
+ * Each request checks its own words (a missing one is its usage, one too
+ * many is not read), so the word counts are left 0.
+ */
+#define SET_GET_USAGE	"set FIELD INDEX VALUE | get FIELD INDEX"
+static const struct simctl_cmd requests[RQ_COUNT] = {
+	[RQ_HELLO] = { .name = "hello" },
+	[RQ_STATUS] = { .name = "status" },
+	[RQ_STATS] = { .name = "stats" },
+	[RQ_SET] = { .name = "set", .usage = SET_GET_USAGE },
+	[RQ_GET] = { .name = "get", .usage = SET_GET_USAGE },
+	[RQ_WAVE] = { .name = "wave", .usage = "wave FIELD INDEX SHAPE AMPLITUDE PERIOD" },
+	[RQ_TOUCH] = { .name = "touch", .usage = "touch BIT START|+DELAY CYCLES" },
+	[RQ_DRAIN] = { .name = "drain", .usage = "drain COUNTS_PER_1000_CYCLES" },
+	[RQ_FOLLOW] = { .name = "follow", .usage = "follow on|off" },
+	[RQ_PHYSICS] = { .name = "physics", .flags = SIMCTL_PHYSICS,
+			 .usage = "physics [reset|push FX FY S|hold H|off]" },
+	[RQ_VERSION] = { .name = "version", .usage = "version BOARD|all CONFIG_VERSION" },
+	[RQ_BOOTLOADER] = { .name = "bootloader", .usage = "bootloader on|off" },
+	[RQ_BOARD] = { .name = "board", .usage = "board BOARD down|up" },
+	[RQ_ID] = { .name = "id", .usage = "id SLOT STRING (20 characters at most)" },
+	[RQ_MISBEHAVE] = { .name = "misbehave",
+			   .usage = "misbehave NAME CYCLES|-1 [ARG] | misbehave off" },
+	[RQ_FRAMES] = { .name = "frames", .usage = "frames FROM MAX" },
+	[RQ_RAW] = { .name = "raw", .usage = "raw SEQ" },
+	[RQ_WAIT] = { .name = "wait", .usage = "wait FRAMES TIMEOUT_MS" },
+	[RQ_RESET] = { .name = "reset" },
+	[RQ_DISCONNECT] = { .name = "disconnect" },
+	[RQ_CONNECT] = { .name = "connect" },
+	[RQ_STORM] = { .name = "storm", .usage = "storm COUNT DOWN_MS UP_MS" },
+	[RQ_QUIT] = { .name = "quit" },
+	[RQ_HELP] = { .name = "help" },
 };
 
-static enum request request_of(const char *word)
+static const char *const off_on[] = { "off", "on" };
+
+/* A request's malformed words: its usage. */
+static void usage(struct emu *e, int slot, enum request r)
 {
-	enum request r;
+	char what[128];
 
-	for (r = 0; r < RQ_COUNT && strcmp(word, request_name[r]); r++)
-		;
-	return r;
+	snprintf(what, sizeof(what), "usage: %s", requests[r].usage);
+	err(e, slot, EINVAL, what);
 }
 
 static void request(struct emu *e, int slot, char *line)
 {
-	char *w[MAX_WORDS] = { 0 }, *save = NULL, *rest = NULL;
+	char *w[MAX_WORDS] = { 0 }, *rest = NULL;
 	long long a, b, c;
-	int nw = 0, f, r;
+	int nw, f, r, on;
+	enum request rq;
 	int32_t v;
 
-	for (char *t = strtok_r(line, " \t\r", &save); t && nw < MAX_WORDS;
-	     t = strtok_r(NULL, " \t\r", &save)) {
-		w[nw++] = t;
-		if (nw == 2 && !strcmp(w[0], "id")) {
-			rest = save;	/* the id string keeps its spaces */
-			break;
-		}
-	}
+	/* After "id SLOT", the id string keeps its spaces. */
+	nw = simctl_split(line, w, 2, &rest);
+	if (nw == 2 && strcmp(w[0], "id"))
+		nw += simctl_split(rest, w + 2, MAX_WORDS - 2, NULL);
 	if (!nw)
 		return;
 	emu_log(e, 2, "control: %s %s %s %s", w[0], w[1] ?: "", w[2] ?: "", w[3] ?: "");
 
-	switch (request_of(w[0])) {
+	rq = (enum request)simctl_find(requests, RQ_COUNT, w[0]);
+	if (rq != RQ_COUNT && (requests[rq].flags & SIMCTL_PHYSICS) && !physics_on(e)) {
+		err(e, slot, ENODEV, "no physical body (start with --physics MODEL or --physics-host PATH)");
+		return;
+	}
+	switch (rq) {
 	case RQ_HELLO:
 		ok(e, slot, "chestboard-emu %d", NB_EMU_PROTO);
 		break;
 	case RQ_HELP: {
 		char help[256];
-		size_t n = 0;
 
-		for (int i = 0; i < RQ_COUNT; i++)
-			n += (size_t)snprintf(help + n, sizeof(help) - n, "%s%s", i ? " " : "",
-					      request_name[i]);
+		simctl_list(requests, RQ_COUNT, 0, 0, " ", help, sizeof(help));
 		ok(e, slot, "%s", help);
 		break;
 	}
@@ -306,9 +307,9 @@ static void request(struct emu *e, int slot, char *line)
 	case RQ_SET:
 	case RQ_GET:
 		f = body_field(w[1] ?: "");
-		if (f < 0 || num(w[2], 0, 255, &a) ||
-		    (w[0][0] == 's' && num(w[3], INT32_MIN, UINT32_MAX, &b))) {
-			err(e, slot, EINVAL, "usage: set FIELD INDEX VALUE | get FIELD INDEX");
+		if (f < 0 || simctl_int(w[2], 0, 255, &a) ||
+		    (w[0][0] == 's' && simctl_int(w[3], INT32_MIN, UINT32_MAX, &b))) {
+			usage(e, slot, rq);
 			return;
 		}
 		if (w[0][0] == 's')
@@ -326,10 +327,10 @@ static void request(struct emu *e, int slot, char *line)
 		int shape = body_wave_shape(w[3] ?: "");
 
 		f = body_field(w[1] ?: "");
-		if (f < 0 || shape < 0 || num(w[2], 0, 255, &a) ||
-		    (shape != WAVE_NONE && (num(w[4], INT32_MIN, INT32_MAX, &b) ||
-					    num(w[5], 0, UINT32_MAX, &c)))) {
-			err(e, slot, EINVAL, "usage: wave FIELD INDEX SHAPE AMPLITUDE PERIOD");
+		if (f < 0 || shape < 0 || simctl_int(w[2], 0, 255, &a) ||
+		    (shape != WAVE_NONE && (simctl_int(w[4], INT32_MIN, INT32_MAX, &b) ||
+					    simctl_int(w[5], 0, UINT32_MAX, &c)))) {
+			usage(e, slot, RQ_WAVE);
 			return;
 		}
 		if (shape == WAVE_NONE)
@@ -344,10 +345,10 @@ static void request(struct emu *e, int slot, char *line)
 	case RQ_TOUCH: {
 		uint64_t start;
 
-		if (num(w[1], 0, NAOBODY_TOUCHES - 1, &a) || !w[2] ||
-		    num(w[2][0] == '+' ? w[2] + 1 : w[2], 0, INT64_MAX, &b) ||
-		    num(w[3], 1, UINT32_MAX, &c)) {
-			err(e, slot, EINVAL, "usage: touch BIT START|+DELAY CYCLES");
+		if (simctl_int(w[1], 0, NAOBODY_TOUCHES - 1, &a) || !w[2] ||
+		    simctl_int(w[2][0] == '+' ? w[2] + 1 : w[2], 0, INT64_MAX, &b) ||
+		    simctl_int(w[3], 1, UINT32_MAX, &c)) {
+			usage(e, slot, RQ_TOUCH);
 			return;
 		}
 		start = w[2][0] == '+' ? e->body.next + (uint64_t)b : (uint64_t)b;
@@ -359,55 +360,49 @@ static void request(struct emu *e, int slot, char *line)
 		break;
 	}
 	case RQ_DRAIN:
-		if (num(w[1], 0, 1000000, &a)) {
-			err(e, slot, EINVAL, "usage: drain COUNTS_PER_1000_CYCLES");
+		if (simctl_int(w[1], 0, 1000000, &a)) {
+			usage(e, slot, RQ_DRAIN);
 			return;
 		}
 		e->body.drain = (uint32_t)a;
 		ok(e, slot, NULL);
 		break;
 	case RQ_FOLLOW:
-		if (!w[1] || (strcmp(w[1], "on") && strcmp(w[1], "off"))) {
-			err(e, slot, EINVAL, "usage: follow on|off");
+		on = simctl_word(w[1], off_on, 2);
+		if (on < 0) {
+			usage(e, slot, RQ_FOLLOW);
 			return;
 		}
-		e->opt.follow = !strcmp(w[1], "on");
+		e->opt.follow = on;
 		ok(e, slot, NULL);
 		break;
 	case RQ_PHYSICS: {
 		char m[768];
 
-		if (!physics_on(e)) {
-			err(e, slot, ENODEV, "no physical body (start with --physics MODEL or --physics-host PATH)");
-			return;
-		}
 		if (w[1] && !strcmp(w[1], "reset")) {
 			physics_reset_stats(e);
 		} else if (w[1] && !strcmp(w[1], "push")) {
-			char *end1 = NULL, *end2 = NULL, *end3 = NULL;
-			float fx = w[2] ? strtof(w[2], &end1) : 0;
-			float fy = w[3] ? strtof(w[3], &end2) : 0;
-			float t = w[4] ? strtof(w[4], &end3) : 0;
+			float fx, fy, t;
 
-			if (!end1 || *end1 || !end2 || *end2 || !end3 || *end3 || t <= 0 || t > 10) {
+			if (simctl_float(w[2], &fx) || simctl_float(w[3], &fy) ||
+			    simctl_float(w[4], &t) || t <= 0 || t > 10) {
 				err(e, slot, EINVAL, "usage: physics push FX FY SECONDS (N, s)");
 				return;
 			}
 			physics_push(e, fx, fy, t);
 		} else if (w[1] && !strcmp(w[1], "hold")) {
-			char *end = NULL;
-			float h = w[2] ? strtof(w[2], &end) : 0;
+			float h;
 
 			if (w[2] && !strcmp(w[2], "off")) {
 				physics_hold(e, false, 0);
-			} else if (!end || *end || h < 0 || h > 2) {
+			} else if (simctl_float(w[2], &h) || h < 0 || h > 2) {
 				err(e, slot, EINVAL, "usage: physics hold HEIGHT|off (m)");
 				return;
 			} else {
 				physics_hold(e, true, h);
 			}
 		} else if (w[1]) {
-			err(e, slot, EINVAL, "usage: physics [reset|push FX FY S|hold H|off]");
+			usage(e, slot, RQ_PHYSICS);
 			return;
 		}
 		physics_report(e, m, sizeof(m));
@@ -415,9 +410,9 @@ static void request(struct emu *e, int slot, char *line)
 		break;
 	}
 	case RQ_VERSION:
-		if (!w[1] || (strcmp(w[1], "all") && num(w[1], 0, NB_BOARDS - 1, &a)) ||
-		    num(w[2], 0, 255, &b)) {
-			err(e, slot, EINVAL, "usage: version BOARD|all CONFIG_VERSION");
+		if (!w[1] || (strcmp(w[1], "all") && simctl_int(w[1], 0, NB_BOARDS - 1, &a)) ||
+		    simctl_int(w[2], 0, 255, &b)) {
+			usage(e, slot, RQ_VERSION);
 			return;
 		}
 		boards_set_version(&e->boards, strcmp(w[1], "all") ? (int)a : -1,
@@ -425,17 +420,18 @@ static void request(struct emu *e, int slot, char *line)
 		ok(e, slot, NULL);
 		break;
 	case RQ_BOOTLOADER:
-		if (!w[1] || (strcmp(w[1], "on") && strcmp(w[1], "off"))) {
-			err(e, slot, EINVAL, "usage: bootloader on|off");
+		on = simctl_word(w[1], off_on, 2);
+		if (on < 0) {
+			usage(e, slot, RQ_BOOTLOADER);
 			return;
 		}
-		e->boards.bootloader = !strcmp(w[1], "on");
+		e->boards.bootloader = on;
 		ok(e, slot, NULL);
 		break;
 	case RQ_BOARD:
-		if (num(w[1], 0, NB_BOARDS - 1, &a) || !w[2] ||
+		if (simctl_int(w[1], 0, NB_BOARDS - 1, &a) || !w[2] ||
 		    (strcmp(w[2], "down") && strcmp(w[2], "up"))) {
-			err(e, slot, EINVAL, "usage: board BOARD down|up");
+			usage(e, slot, RQ_BOARD);
 			return;
 		}
 		boards_set_down(&e->boards, (int)a, !strcmp(w[2], "down"));
@@ -444,9 +440,9 @@ static void request(struct emu *e, int slot, char *line)
 	case RQ_ID:
 		while (rest && *rest == ' ')
 			rest++;
-		if (num(w[1], 0, NAOBODY_CHEST_ID_SLOTS - 1, &a) || !rest ||
+		if (simctl_int(w[1], 0, NAOBODY_CHEST_ID_SLOTS - 1, &a) || !rest ||
 		    strlen(rest) > NAOBODY_CHEST_ID_LEN) {
-			err(e, slot, EINVAL, "usage: id SLOT STRING (20 characters at most)");
+			usage(e, slot, RQ_ID);
 			return;
 		}
 		snprintf(e->boards.id[a], sizeof(e->boards.id[a]), "%s", rest);
@@ -459,31 +455,31 @@ static void request(struct emu *e, int slot, char *line)
 			return;
 		}
 		f = nb_emu_misb_find(w[1] ?: "");
-		if (f <= 0 || num(w[2], -1, INT32_MAX, &a) ||
-		    (w[3] && num(w[3], 0, INT32_MAX, &b))) {
-			err(e, slot, EINVAL, "usage: misbehave NAME CYCLES|-1 [ARG] | misbehave off");
+		if (f <= 0 || simctl_int(w[2], -1, INT32_MAX, &a) ||
+		    (w[3] && simctl_int(w[3], 0, INT32_MAX, &b))) {
+			usage(e, slot, RQ_MISBEHAVE);
 			return;
 		}
 		misb_set(e, (unsigned int)f, (int)a, w[3] ? (int)b : 0);
 		ok(e, slot, NULL);
 		break;
 	case RQ_FRAMES:
-		if (num(w[1], 0, INT64_MAX, &a) || num(w[2], 0, INT32_MAX, &b)) {
-			err(e, slot, EINVAL, "usage: frames FROM MAX");
+		if (simctl_int(w[1], 0, INT64_MAX, &a) || simctl_int(w[2], 0, INT32_MAX, &b)) {
+			usage(e, slot, RQ_FRAMES);
 			return;
 		}
 		frames(e, slot, (uint64_t)a, (unsigned int)b);
 		break;
 	case RQ_RAW:
-		if (num(w[1], 0, INT64_MAX, &a)) {
-			err(e, slot, EINVAL, "usage: raw SEQ");
+		if (simctl_int(w[1], 0, INT64_MAX, &a)) {
+			usage(e, slot, RQ_RAW);
 			return;
 		}
 		raw(e, slot, (uint64_t)a);
 		break;
 	case RQ_WAIT:
-		if (num(w[1], 0, INT64_MAX, &a) || num(w[2], 0, 3600000, &b)) {
-			err(e, slot, EINVAL, "usage: wait FRAMES TIMEOUT_MS");
+		if (simctl_int(w[1], 0, INT64_MAX, &a) || simctl_int(w[2], 0, 3600000, &b)) {
+			usage(e, slot, RQ_WAIT);
 			return;
 		}
 		if (e->frames >= (uint64_t)a) {
@@ -515,9 +511,9 @@ static void request(struct emu *e, int slot, char *line)
 			ok(e, slot, NULL);
 		break;
 	case RQ_STORM:
-		if (num(w[1], 1, 10000, &a) || num(w[2], 1, 60000, &b) ||
-		    num(w[3], 1, 60000, &c)) {
-			err(e, slot, EINVAL, "usage: storm COUNT DOWN_MS UP_MS");
+		if (simctl_int(w[1], 1, 10000, &a) || simctl_int(w[2], 1, 60000, &b) ||
+		    simctl_int(w[3], 1, 60000, &c)) {
+			usage(e, slot, RQ_STORM);
 			return;
 		}
 		e->storm_left = (unsigned int)a;

@@ -12,8 +12,8 @@
  *   misbehave.c  misbehaviours on demand
  *   record.c     the recording of command frames
  *   control.c    the control socket
- *   physics.c    the physical body (--physics): MuJoCo, through naobodyd's
- *                sim_physics.c
+ *   physics.c    the physical body (--physics): MuJoCo, through
+ *                libnbphysics (<physics/sim_physics.h>), naobodyd's too
  *   physics_remote.c  ... or on the host (--physics-host), nb-physics-server
  *   physics_wire.c    the messages to and from it
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The physical body (--physics MODEL): the MuJoCo model of the NAO V6
- * (userspace/sim/nao6/nao6.xml) run by naobodyd's sim_physics.c, in place
+ * (userspace/sim/nao6/nao6.xml) run by libnbphysics, as naobodyd's, in place
  * of the scripted joints, inertial unit, pressure sensors and currents.
  *
  * The model runs in a thread of its own, so the exchange never waits for
@@ -27,8 +27,9 @@
  * (body.c); battery, temperatures, sonar (the emulator places no obstacle
  * for the model's sonars) and the joint status stay scripted.
  *
- * MuJoCo is loaded at run time (sim_physics_dl.c); a build without
- * libmujoco-dev has no physics and --physics says so (chestboard-emu.mk).
+ * MuJoCo is loaded at run time (the library's sim_physics_dl.c); a build
+ * without libmujoco-dev has no physics and --physics says so
+ * (chestboard-emu.mk).
  *
  * --physics-host PATH takes the same two seams to a model on the host
  * (physics_remote.c, nb-physics-server) instead of the thread: this file
@@ -42,9 +43,9 @@
 
 #include <naobody/body.h>
 #include <naobody/units.h>
+#include <physics/sim_physics.h>
 
 #include "emu.h"
-#include "../../naobodyd/sim_physics.h"
 
 /* The model's state into the body's base, in counts. */
 static void apply(struct emu *e, const struct sim_physics_sense *s)

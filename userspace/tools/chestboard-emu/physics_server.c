@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * nb-physics-server: chestboard-emu's physical body (the MuJoCo model of
- * the NAO V6, naobodyd's sim_physics.c) run on the host, for an emulator
+ * the NAO V6, libnbphysics, naobodyd's too) run on the host, for an emulator
  * in a VM whose CPUs (QEMU TCG) are too slow for it (--physics-host).
  *
  * One client at a time over a stream, physics_wire.h's messages: a request

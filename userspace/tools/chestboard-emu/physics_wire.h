@@ -32,8 +32,7 @@
 #include <stdint.h>
 
 #include <naobody/body.h>
-
-#include "../../naobodyd/sim_physics.h"
+#include <physics/sim_physics.h>
 
 #define PHYSW_MAGIC		0x4850424eu	/* "NBPH" */
 #define PHYSW_VERSION		1

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the simulated body's physics (see sim_physics.h).
+ * libnbphysics: the physical NAO (see <physics/sim_physics.h>).
  *
  * The drive is the NAO's boards': each motor holds a position target, and
  * its stiffness (0..1) scales the torque the motor may give,
@@ -21,7 +21,7 @@
  * feet's bumpers and the hands' pads from where things touch them.
  *
  * MuJoCo is called through mj, the table sim_physics_dl.c loads at run
- * time: naobodyd is not linked with it (sim_physics_dl.h).
+ * time: no program is linked with it (sim_physics_dl.h).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include <motion/joints.h>
-#include "log.h"
-#include "sim_physics.h"
+#include <physics/sim_physics.h>
+
 #include "sim_physics_dl.h"
 
 #define NJ		NAOBODY_JOINTS
@@ -732,10 +732,23 @@ static void place(struct sim_physics *p, const float pose[NJ], float pitch)
 	p->start[2] = atan2(d->xmat[9 * p->torso + 3], d->xmat[9 * p->torso]);
 }
 
-/* MuJoCo's warnings go to the daemon's log, not to a file in its directory. */
+static void (*warn_to)(const char *line);
+
+void sim_physics_set_warn(void (*warn)(const char *line))
+{
+	warn_to = warn;
+}
+
+/* MuJoCo's warnings go to warn_to (the daemon's log), not to a file in its directory. */
 static void mujoco_warning(const char *msg)
 {
-	log_warn("sim physics: MuJoCo: %s", msg);
+	char line[512];
+
+	snprintf(line, sizeof(line), "sim physics: MuJoCo: %s", msg);
+	if (warn_to)
+		warn_to(line);
+	else
+		fprintf(stderr, "%s\n", line);
 }
 
 struct sim_physics *sim_physics_create(const char *path, const float pose[NJ],

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * naobodyd: the simulated body's physics in a build without MuJoCo (no
- * libmujoco-dev where it was built, naobodyd.mk). --sim-physics says so
+ * libnbphysics in a build without MuJoCo (no libmujoco-dev where it was
+ * built, physics.mk), which only naobodyd links: its --sim-physics says so
  * and the daemon exits; the kinematic body and the real one are whole.
  * sim_physics_create() never gives a body, so the rest is never called
  * with one: they are here for the link only.
  */
 #include <stdio.h>
 
-#include "sim_physics.h"
+#include <physics/sim_physics.h>
+
+void sim_physics_set_warn(void (*warn)(const char *line))
+{
+}
 
 struct sim_physics *sim_physics_create(const char *path, const float pose[NAOBODY_JOINTS],
 				       char *err, size_t errlen)

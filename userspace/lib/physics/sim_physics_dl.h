@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: MuJoCo, loaded at run time (sim_physics_dl.c). The daemon that
- * serves the real robot must start where there is no MuJoCo (HULKs-OS has
- * none), so it is not linked: only the physical simulated body loads it,
- * by the SONAME of the libmujoco.so it was built against. Its headers still
+ * libnbphysics: MuJoCo, loaded at run time (sim_physics_dl.c). The daemon
+ * that serves the real robot must start where there is no MuJoCo
+ * (HULKs-OS has none), so it is not linked: only the physical simulated
+ * body loads it, by the SONAME of the libmujoco.so it was built against. Its headers still
  * give the types and structures, so the loaded library must be their
  * version.
  */
-#ifndef NAOBODYD_SIM_PHYSICS_DL_H
-#define NAOBODYD_SIM_PHYSICS_DL_H
+#ifndef NAOBODY_PHYSICS_SIM_PHYSICS_DL_H
+#define NAOBODY_PHYSICS_SIM_PHYSICS_DL_H
 
 #include <stddef.h>
 

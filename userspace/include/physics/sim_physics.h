@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * naobodyd: the simulated body's physics (sim_physics.c), the MuJoCo model
- * of the NAO V6 (userspace/sim/nao6/nao6.xml) driven the way the NAO's
- * boards drive their motors. body_sim.c owns the cycle, the control socket
- * and what is still kinematic (battery, temperatures, the head's and the
- * chest's touches, which a person presses); this is the torso, the joints,
- * the inertial unit, the feet, the sonars (rays cast at an obstacle) and
- * the bumpers and hands' touches (contacts).
+ * libnbphysics: the physical NAO (userspace/lib/physics/sim_physics.c),
+ * the MuJoCo model of the NAO V6 (userspace/sim/nao6/nao6.xml) driven the
+ * way the NAO's boards drive their motors. naobodyd's simulated body
+ * (--sim-physics), chestboard-emu (--physics), nb-physics-server and the
+ * tests in selftests/sim run it. The caller owns the cycle, the control
+ * language and what is still kinematic (in naobodyd's body_sim.c: battery,
+ * temperatures, the head's and the chest's touches, which a person
+ * presses); this is the torso, the joints, the inertial unit, the feet,
+ * the sonars (rays cast at an obstacle) and the bumpers and hands' touches
+ * (contacts).
  */
-#ifndef NAOBODYD_SIM_PHYSICS_H
-#define NAOBODYD_SIM_PHYSICS_H
+#ifndef NAOBODY_PHYSICS_SIM_PHYSICS_H
+#define NAOBODY_PHYSICS_SIM_PHYSICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,10 +52,17 @@ struct sim_physics_sense {
 #define SIM_SONAR_NOTHING	2.55f
 
 /*
+ * Where MuJoCo's warnings go, one line each ("sim physics: MuJoCo: ...");
+ * NULL, as at the start: standard error. MuJoCo's hook is one for the
+ * process, and so is this.
+ */
+void sim_physics_set_warn(void (*warn)(const char *line));
+
+/*
  * The model at path, its joints in pose (LoLA's order), settled on the
  * floor. NULL and a message in err: the file and MuJoCo's error, or why
- * MuJoCo cannot be loaded (sim_physics_dl.h; a build without MuJoCo,
- * sim_physics_none.c, says so).
+ * MuJoCo cannot be loaded (userspace/lib/physics/sim_physics_dl.h; a build
+ * without MuJoCo, sim_physics_none.c, says so).
  */
 struct sim_physics *sim_physics_create(const char *path, const float pose[NAOBODY_JOINTS],
 				       char *err, size_t errlen);
