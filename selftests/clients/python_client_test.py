@@ -60,7 +60,7 @@ def pip_install_and_example():
 
 @tap.test
 def typed_state_and_events():
-    """Hello's info, a typed State (joints by name), Touch events from the iterator"""
+    """Hello's info, a typed State (joints by name), Touch and Temperature events from the iterator"""
     with Daemon() as d, naobody.connect(f"127.0.0.1:{d.port}", name="typed") as robot:
         check(robot.info.simulated and robot.info.body_id == "SIMULATED-BODY-00001" and
               robot.info.version == 1, f"{robot.info}")
@@ -78,6 +78,13 @@ def typed_state_and_events():
         check(ev == naobody.TouchEvent("HeadFront", True), f"{ev}")
         wait_for(lambda: robot.state().touch.head_front, 2, "State's head_front")
         check(list(robot.events(timeout=0.2)) == [], "no other event")
+        # naobodyd's own: a hot joint, in State and as an event.
+        check(s.hot_joints == (), f"hot_joints {s.hot_joints}")
+        d.control("temperature LKneePitch 80")
+        ev = next(e for e in robot.events(timeout=3) if isinstance(e, naobody.TemperatureEvent))
+        check(ev.joint == "left_knee_pitch" and ev.hot and ev.temperature >= 76.0 and
+              ev.stiffness == 0.5, f"{ev}")
+        wait_for(lambda: robot.state().hot_joints == ("left_knee_pitch",), 10, "hot_joints")
 
 
 @tap.test

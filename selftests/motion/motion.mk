@@ -6,3 +6,7 @@ UNIT_TESTS += motion_walk_body_test
 motion_walk_body_test_SRCS := $(srctree)/selftests/motion/walk_body_test.c
 motion_walk_body_test_LIBS := nbmotion
 motion_walk_body_test_LDLIBS := -lm
+# The body cared for: hot joints' and the battery's thresholds.
+UNIT_TESTS += motion_care_test
+motion_care_test_SRCS := $(srctree)/selftests/motion/care_test.c
+motion_care_test_LIBS := nbmotion

@@ -16,7 +16,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import REAL, Client, Daemon, Tap, check, frame, wait_for  # noqa: E402
+from nbtest import BODY_HANG, REAL, Client, Daemon, Tap, check, frame, wait_for  # noqa: E402
 
 tap = Tap()
 KEYS = {"kind", "reason", "command", "field", "message", "versions", "suppressed"}
@@ -177,6 +177,19 @@ def refused_uncalibrated():
         c.send({"Power": "Wake"})
         e = error(c, lambda e: e["kind"] == "Refused")
         check(e["reason"] == "Uncalibrated" and "naoctl status" in e["message"], f"{e}")
+
+
+@tap.test(real=True)
+def refused_low_battery():
+    """Refused LowBattery: Wake while the battery is low and not charging"""
+    with Daemon() as d:
+        d.body.battery(0.04)
+        c = ready(d)
+        c.until(lambda s: s["battery"]["charge"] < 0.05, BODY_HANG, "the low charge")
+        c.send({"Power": "Wake"})
+        e = error(c, lambda e: e["kind"] == "Refused")
+        check(e["reason"] == "LowBattery" and e["command"] == "Power" and
+              "charger" in e["message"], f"{e}")
 
 
 @tap.test(sim=False, real=True)

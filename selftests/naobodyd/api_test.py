@@ -250,8 +250,10 @@ def state_fields():
         check(set(s) == {"time", "primary_state", "fall_state", "motion", "battery", "imu",
                          "sonar", "left_foot_pressure", "right_foot_pressure", "touch",
                          "joint_positions", "joint_temperatures", "joint_currents",
-                         "odometry"},
+                         "odometry", "hot_joints"},
               f"fields: {sorted(s)}")
+        # Beyond the spec: the joints held back by their heat; none here.
+        check(s["hot_joints"] == [], f"hot_joints {s['hot_joints']!r}")
         # Beyond the spec: the walking engine's; none on the real body.
         if d.body.simulated:
             check(isinstance(s["odometry"], list) and len(s["odometry"]) == 3
@@ -285,8 +287,8 @@ def state_fields():
         raw_bytes = c.recv_raw()
         while b"State" not in raw_bytes[:8]:
             raw_bytes = c.recv_raw()
-        # A map of 14: the spec's 13 and odometry.
-        check(raw_bytes[:8] == b"\x81\xa5State\x8e", f"State header {raw_bytes[:8].hex()}")
+        # A map of 15: the spec's 13, odometry and hot_joints.
+        check(raw_bytes[:8] == b"\x81\xa5State\x8f", f"State header {raw_bytes[:8].hex()}")
         i = raw_bytes.index(b"\xa4time") + 5
         check(raw_bytes[i] == 0xcb, "time is not a float64")
         i = raw_bytes.index(b"\xa6charge") + 7

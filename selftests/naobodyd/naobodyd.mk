@@ -5,7 +5,7 @@ HOST_TESTS += $(addprefix $(srctree)/selftests/naobodyd/, \
 	api_test.py api_errors_test.py watchdog_test.py lola_test.py naoguard_test.py leak_test.py \
 	peers_test.py isolation_test.py rest_test.py rest_netns_test.py openapi_test.py \
 	rest_peers_test.py run_from_tree_test.py naoctl_host_test.py \
-	rest_body_test.py rest_hostile_test.py rest_serial_test.py)
+	rest_body_test.py rest_hostile_test.py rest_serial_test.py body_care_test.py)
 # The physical simulated body (--sim-model): standing, Stop, SitDown, the FSRs.
 HOST_TESTS += $(srctree)/selftests/naobodyd/physics_test.py
 # The physical body's start: lying still with nobody connected, up at the first Wake.

@@ -65,6 +65,7 @@ void robot_cycle(struct robot *r)
 	motion_update(r->m, &in, &out);
 	sim_physics_cycle(r->p, CYCLE_S, out.position, out.stiffness);
 	memcpy(r->stiffness, out.stiffness, sizeof(r->stiffness));
+	r->out = out;
 	motion_status(r->m, &st);
 	if (st.fall == FALL_FALLING || st.fall == FALL_FALLEN)
 		r->fell = true;
@@ -75,6 +76,19 @@ void robot_run(struct robot *r, float seconds)
 {
 	for (int i = 0; i < (int)(seconds / CYCLE_S + 0.5f); i++)
 		robot_cycle(r);
+}
+
+void robot_stall(struct robot *r, float seconds)
+{
+	struct sim_physics_sense ps;
+
+	for (int i = 0; i < (int)(seconds / CYCLE_S + 0.5f); i++) {
+		sim_physics_cycle(r->p, CYCLE_S, r->out.position, r->out.stiffness);
+		r->f.time_ns += CYCLE_NS;
+		sim_physics_sense(r->p, &ps);
+		if (ps.torso_height < FALLEN_M)
+			r->fell = true;
+	}
 }
 
 const char *robot_motion(struct robot *r)
@@ -203,7 +217,23 @@ static enum fall_state fall_now(struct robot *r)
 	return st.fall;
 }
 
+/* The leg joint furthest from Stand's pose, rad, as the body measures it. */
+static float stand_leg_error(const struct robot *r)
+{
+	float worst = 0.0f;
+
+	for (int j = NAOBODY_L_HIP_YAW_PITCH; j <= NAOBODY_R_ANKLE_ROLL; j++)
+		worst = fmaxf(worst, fabsf(r->f.s.position[j] - motion_poses[POSE_STAND][j]));
+	return worst;
+}
+
 void getup_trial(bool front, float force, float angle, struct getup_result *res)
+{
+	getup_walk_trial(front, force, angle, -1.0f, res);
+}
+
+void getup_walk_trial(bool front, float force, float angle, float walk_after,
+		      struct getup_result *res)
 {
 	struct motion_body body = {
 		.can_walk = true, .can_protect = true, .can_stand_up = true,
@@ -233,7 +263,15 @@ void getup_trial(bool front, float force, float angle, struct getup_result *res)
 			break;
 	}
 	res->seconds = t;
-	if (t < GETUP_LIMIT_S) {
+	res->stand_leg_error = stand_leg_error(&r);
+	if (t < GETUP_LIMIT_S && walk_after >= 0.0f) {
+		robot_run(&r, walk_after);
+		robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_NORMAL);
+		r.fell = false;
+		robot_run(&r, GETUP_WALK_S);
+		res->walk_fell = r.fell || fall_now(&r) == FALL_FALLING || fall_now(&r) == FALL_FALLEN;
+		res->up = !res->walk_fell;
+	} else if (t < GETUP_LIMIT_S) {
 		res->up = true;
 		for (float h = 0.0f; h < GETUP_HOLD_S; h += CYCLE_S) {
 			enum fall_state f;

@@ -32,6 +32,7 @@ struct robot {
 	bool fell;
 	int cycles;
 	float stiffness[NAOBODY_JOINTS];	/* what the last cycle commanded */
+	struct nb_actuators out;	/* ... all of it, which a stalled cycle repeats */
 };
 
 /* An angle within +-pi. */
@@ -51,6 +52,12 @@ void robot_down(struct robot *r);
 /* One body cycle: sense, the motion layer, the physics. */
 void robot_cycle(struct robot *r);
 void robot_run(struct robot *r, float seconds);
+/*
+ * The daemon stalls for seconds: the body goes on under the last command
+ * (the boards hold it), its clock with it, and the next robot_cycle() sees
+ * the time that passed.
+ */
+void robot_stall(struct robot *r, float seconds);
 /* State's motion now. */
 const char *robot_motion(struct robot *r);
 /* The torso in the start's frame: x, y (m), yaw (rad). */
@@ -92,8 +99,18 @@ struct getup_result {
 	bool up;		/* in Stand in time, and still standing after */
 	float seconds;		/* from the push to Stand */
 	struct sim_physics_worst worst;	/* from the get-up's start */
+	/* At the first Stand State: the leg joint furthest from Stand's pose, rad */
+	float stand_leg_error;
+	bool walk_fell;		/* getup_walk_trial(): the walk after Stand fell */
 };
 void getup_trial(bool front, float force, float angle, struct getup_result *res);
+/*
+ * The same, and walk_after s after the first Stand State, WalkToward (1, 0)
+ * at Normal for GETUP_WALK_S instead of standing on (walk_fell).
+ */
+#define GETUP_WALK_S		3.0f
+void getup_walk_trial(bool front, float force, float angle, float walk_after,
+		      struct getup_result *res);
 /* The 20 falls each way, from these seeds (+1 backwards). */
 #define GETUP_TRIALS		20
 #define GETUP_SEED		20260531u

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <motion/care.h>
 #include <motion/joints.h>
 
 #include "api/api.h"
@@ -306,6 +307,7 @@ static void refusals_step(struct daemon *d)
 		{ MREF_FALLEN, AERR_FALLEN, NULL },
 		{ MREF_WALK_TO, AERR_WALKING_DISABLED, "WalkTo" },
 		{ MREF_WALK_TOWARD, AERR_WALKING_DISABLED, "WalkToward" },
+		{ MREF_BATTERY, AERR_LOW_BATTERY, NULL },
 	};
 	unsigned int refused = motion_take_refusals(d->motion);
 
@@ -315,11 +317,33 @@ static void refusals_step(struct daemon *d)
 						   API_VERSION, 0));
 }
 
+/* Joints that became hot or cooled down (motion/care.h): the log and an event each. */
+static void hot_step(struct daemon *d, const struct body_frame *f)
+{
+	uint32_t changed = motion_take_hot_changes(d->motion);
+
+	for (int j = 0; changed && j < NAOBODY_JOINTS; j++) {
+		bool hot = d->status.hot & (1U << j);
+
+		if (!(changed & (1U << j)))
+			continue;
+		if (hot)
+			log_warn("core: %s is hot (%.0f degC): its stiffness held at %.1f at most",
+				 joint_name[j], f->s.temperature[j], CARE_HOT_STIFFNESS);
+		else
+			log_info("core: %s is cool again (%.0f degC): its stiffness no longer held",
+				 joint_name[j], f->s.temperature[j]);
+		EVENT(d, codec_event_temperature(&d->events, j, hot, f->s.temperature[j],
+						 hot ? CARE_HOT_STIFFNESS : 1.0f));
+	}
+}
+
 static void events_step(struct daemon *d, const struct body_frame *f)
 {
 	uint32_t bits = api_touch_bits(&f->s), changed = bits ^ d->touch_bits;
 
 	refusals_step(d);
+	hot_step(d, f);
 
 	for (int i = 0; i < API_TOUCHES && changed; i++) {
 		if (changed & (1U << i))
@@ -390,6 +414,7 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 		out = *lola_command(d->lola);
 		for (int j = 0; j < NAOBODY_JOINTS; j++)
 			out.position[j] = joint_clamp(j, out.position[j]);
+		motion_limit(d->motion, &out);	/* its hot joints too (motion/care.h) */
 		d->status.motion = "Lola";
 	} else {
 		struct leds_status ls;

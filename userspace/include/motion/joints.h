@@ -13,8 +13,9 @@
 
 #define API_JOINTS 26
 
-/* The LoLA index of each robot API joint. */
+/* The LoLA index of each robot API joint, and its name (head_yaw...). */
 extern const uint8_t api_joint_lola[API_JOINTS];
+extern const char *const api_joint_name[API_JOINTS];
 
 /* Each joint's range, rad (hands 0..1), from the NAO6's documentation. */
 extern const float joint_min[NAOBODY_JOINTS];

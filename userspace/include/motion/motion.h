@@ -3,8 +3,9 @@
  * libnbmotion: the motion layer. Interpolated keyframe motions (Stand,
  * SitDown, ArmsUp, Squat), power (Wake, Rest), the head (Center,
  * LookAround, LookAt), walking (walk.h) and its odometry (odometry.h), fall
- * protection and getting up. Falling and getting up always win over the
- * client's request.
+ * protection and getting up, and the body cared for (care.h: hot joints, a
+ * low battery). Falling and getting up always win over the client's
+ * request.
  *
  * Every cycle it turns the body's sensors and the latest requests into
  * joint positions and stiffnesses (LoLA's order and units). It knows
@@ -81,6 +82,7 @@ struct motion_status {
 	enum primary_state primary;
 	enum fall_state fall;
 	const char *motion;		/* the motion being executed */
+	uint32_t hot;			/* bit j: LoLA joint j is hot, its stiffness held (care.h) */
 	bool has_odometry;		/* on a body that can walk */
 	float odometry[3];		/* x, y (m), heading (rad): odometry.h */
 };
@@ -117,8 +119,17 @@ enum motion_refusal {
 	MREF_FALLEN = 1 << 2,		/* Wake: down, and no get-up on this body */
 	MREF_WALK_TO = 1 << 3,		/* WalkTo on a body that does not walk */
 	MREF_WALK_TOWARD = 1 << 4,	/* WalkToward on a body that does not walk */
+	MREF_BATTERY = 1 << 5,		/* Wake: the battery is low (care.h) */
 };
 unsigned int motion_take_refusals(struct motion *m);
+/*
+ * The body cared for (care.h), for a command the motion layer did not
+ * compute (a LoLA client's): its hot joints' stiffness held. The motion
+ * layer's own command already is.
+ */
+void motion_limit(const struct motion *m, struct nb_actuators *out);
+/* Joints that became hot or cooled down since the last call (bit j: LoLA joint j). */
+uint32_t motion_take_hot_changes(struct motion *m);
 /*
  * Fully limp: every stiffness the last cycle commanded is 0. (State's
  * Unstiff comes a little earlier, below 0.05, on the way down.)

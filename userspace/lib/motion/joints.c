@@ -19,6 +19,16 @@ const uint8_t api_joint_lola[API_JOINTS] = {
 	NAOBODY_R_KNEE_PITCH, NAOBODY_R_ANKLE_PITCH, NAOBODY_R_ANKLE_ROLL,
 };
 
+const char *const api_joint_name[API_JOINTS] = {
+	"head_yaw", "head_pitch", "left_shoulder_pitch", "left_shoulder_roll",
+	"left_elbow_yaw", "left_elbow_roll", "left_wrist_yaw", "left_hand",
+	"right_shoulder_pitch", "right_shoulder_roll", "right_elbow_yaw",
+	"right_elbow_roll", "right_wrist_yaw", "right_hand", "left_hip_yaw_pitch",
+	"left_hip_roll", "left_hip_pitch", "left_knee_pitch", "left_ankle_pitch",
+	"left_ankle_roll", "right_hip_yaw_pitch", "right_hip_roll", "right_hip_pitch",
+	"right_knee_pitch", "right_ankle_pitch", "right_ankle_roll",
+};
+
 const float joint_min[NAOBODY_JOINTS] = {
 	[NAOBODY_HEAD_YAW] = -2.0857f,		[NAOBODY_HEAD_PITCH] = -0.6720f,
 	[NAOBODY_L_SHOULDER_PITCH] = -2.0857f,	[NAOBODY_L_SHOULDER_ROLL] = -0.3142f,

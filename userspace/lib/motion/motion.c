@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <motion/care.h>
 #include <motion/getup.h>
 #include <motion/joints.h>
 #include <motion/motion.h>
@@ -146,6 +147,7 @@ struct motion {
 	bool warned_walk;
 	struct odometry odo;
 	unsigned int refused;		/* enum motion_refusal, since the last take */
+	struct care care;		/* hot joints, a low battery (care.h) */
 	/* head */
 	float head[2];
 	/* requests noted since the last cycle */
@@ -570,7 +572,9 @@ static float wrap(float a)
 static bool walk_velocity(struct motion *m, float walk[3])
 {
 	const float *o = m->odo.pose;
-	float v = walk_speed[m->req.speed], w = turn_speed[m->req.speed];
+	/* Hot legs walk Slow (care.h). */
+	enum walk_speed pace = care_legs_hot(&m->care) ? SPEED_SLOW : m->req.speed;
+	float v = walk_speed[pace], w = turn_speed[pace];
 
 	if (m->req.kind == MOTION_WALK_TOWARD) {
 		float a = atan2f(m->req.y, m->req.x);
@@ -708,6 +712,28 @@ static void apply_limp(struct motion *m, bool stopped)
 		m->pend_adopt = false;
 		if (m->phase != PH_LIMP)
 			set_phase(m, PH_LIMP);
+	}
+}
+
+/*
+ * A low battery (care.h): Wake is refused, and an awake robot sits down and
+ * goes limp while it still can.
+ */
+static void apply_care(struct motion *m, const struct nb_sensors *s)
+{
+	care_update(&m->care, s);
+	if (!m->care.battery_low)
+		return;
+	if (m->pend_power && m->power_req == POWER_WAKE) {
+		note_warn(m, "motion: Wake refused: the battery is low (%.0f %%): charge it above %.0f %% or put it on the charger",
+			  100.0 * s->battery[0], 100.0 * CARE_BATTERY_OK);
+		m->refused |= MREF_BATTERY;
+		m->pend_power = false;
+	}
+	if (m->power_on) {
+		note_warn(m, "motion: the battery is low (%.0f %%): sitting down, then limp, before it is empty",
+			  100.0 * s->battery[0]);
+		do_rest(m);
 	}
 }
 
@@ -889,6 +915,7 @@ void motion_update(struct motion *m, const struct motion_input *in, struct nb_ac
 	m->fall_state = fall_update(&m->fall, s, getting_up, m->now);
 
 	apply_limp(m, in->stopped);
+	apply_care(m, s);
 	apply_pending(m, s);
 	catch_fall(m, s, getting_up);
 	phase_step(m, s, dt, moved);
@@ -905,6 +932,17 @@ void motion_update(struct motion *m, const struct motion_input *in, struct nb_ac
 		out->position[j] = joint_clamp(j, m->pos[j]);
 		out->stiffness[j] = fminf(fmaxf(m->stiff[j], 0.0f), 1.0f);
 	}
+	care_limit(&m->care, out->stiffness);
+}
+
+void motion_limit(const struct motion *m, struct nb_actuators *out)
+{
+	care_limit(&m->care, out->stiffness);
+}
+
+uint32_t motion_take_hot_changes(struct motion *m)
+{
+	return care_take_changes(&m->care);
 }
 
 bool motion_limp(const struct motion *m)
@@ -914,6 +952,7 @@ bool motion_limp(const struct motion *m)
 
 void motion_status(const struct motion *m, struct motion_status *st)
 {
+	st->hot = m->care.hot;
 	st->has_odometry = m->walk != NULL;
 	memcpy(st->odometry, m->odo.pose, sizeof(st->odometry));
 	st->fall = m->fall_state;

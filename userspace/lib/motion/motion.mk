@@ -8,4 +8,4 @@
 # drive it on the physical model. Whatever links it adds -lm.
 LIBRARIES += nbmotion
 nbmotion_SRCS := $(addprefix $(srctree)/userspace/lib/motion/, \
-	motion.c odometry.c walk.c leg_kinematics.c getup.c fall.c poses.c joints.c)
+	motion.c odometry.c care.c walk.c leg_kinematics.c getup.c fall.c poses.c joints.c)

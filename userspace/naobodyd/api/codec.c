@@ -810,13 +810,13 @@ static int pack_bool(msgpack_packer *pk, bool v)
 int codec_state(struct buf *b, const struct state_view *v)
 {
 	const struct nb_sensors *s = v->s;
-	uint32_t touch = api_touch_bits(s);
+	uint32_t touch = api_touch_bits(s), hot = 0;
 	msgpack_packer pk;
 	int err = 0;
 	size_t at = frame_begin(b, &pk, &err);
 
 	err |= pack_tag(&pk, "State");
-	err |= msgpack_pack_map(&pk, 14);
+	err |= msgpack_pack_map(&pk, 15);
 	err |= pack_str(&pk, "time");
 	err |= msgpack_pack_double(&pk, v->time);
 	err |= pack_str(&pk, "primary_state");
@@ -828,6 +828,14 @@ int codec_state(struct buf *b, const struct state_view *v)
 	/* Beyond the spec (Documentation/naobodyd.rst, "Subscribe and State"). */
 	err |= pack_str(&pk, "odometry");
 	err |= v->odometry ? pack_floats(&pk, v->odometry, 3) : msgpack_pack_nil(&pk);
+	/* The joints held back by their heat (motion/care.h), the API's names. */
+	err |= pack_str(&pk, "hot_joints");
+	for (int i = 0; i < API_JOINTS; i++)
+		hot += !!(v->hot & (1U << api_joint_lola[i]));
+	err |= msgpack_pack_array(&pk, hot);
+	for (int i = 0; i < API_JOINTS; i++)
+		if (v->hot & (1U << api_joint_lola[i]))
+			err |= pack_str(&pk, api_joint_name[i]);
 
 	err |= pack_str(&pk, "battery");
 	err |= msgpack_pack_map(&pk, 4);
@@ -940,6 +948,31 @@ int codec_event_watchdog(struct buf *b, bool active)
 	return frame_end(b, at, err);
 }
 
+int codec_event_temperature(struct buf *b, int lola_joint, bool hot, float celsius,
+			    float stiffness)
+{
+	msgpack_packer pk;
+	int err = 0;
+	size_t at = event_begin(b, &pk, "Temperature", 4, &err);
+	const char *name = "";
+
+	/* The API's name of that motor (HipYawPitch: the left one's). */
+	for (int i = 0; i < API_JOINTS; i++)
+		if (api_joint_lola[i] == lola_joint) {
+			name = api_joint_name[i];
+			break;
+		}
+	err |= pack_str(&pk, "joint");
+	err |= pack_str(&pk, name);
+	err |= pack_str(&pk, "hot");
+	err |= pack_bool(&pk, hot);
+	err |= pack_str(&pk, "temperature");
+	err |= msgpack_pack_float(&pk, celsius);
+	err |= pack_str(&pk, "stiffness");
+	err |= msgpack_pack_float(&pk, stiffness);
+	return frame_end(b, at, err);
+}
+
 int codec_image(struct buf *b, const char *camera, double time, uint32_t width,
 		uint32_t height, const uint8_t *jpeg, size_t len)
 {
@@ -1004,6 +1037,9 @@ const struct api_error_info api_errors[AERR_COUNT] = {
 	[AERR_NO_MICROPHONES] = { "Refused", "NoMicrophones", "Subscribe",
 		"Subscribe: there are no microphones; the subscription is recorded, and no "
 		"Microphone message will come" },
+	[AERR_LOW_BATTERY] = { "Refused", "LowBattery", "Power",
+		"Wake refused: the battery is low; the robot sat down and stays limp until "
+		"it is charged above 10 % or on the charger" },
 };
 
 static int pack_str_or_nil(msgpack_packer *pk, const char *s)

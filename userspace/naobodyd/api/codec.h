@@ -111,6 +111,7 @@ struct state_view {
 	const char *motion;
 	const struct nb_sensors *s;
 	const float *odometry;		/* x, y (m), heading (rad); NULL: none */
+	uint32_t hot;			/* bit j: LoLA joint j is hot (motion/care.h) */
 };
 
 /* Touch sensors as the API groups them, and their Event names. */
@@ -126,6 +127,12 @@ int codec_state(struct buf *b, const struct state_view *v);
 int codec_event_touch(struct buf *b, int api_touch, bool pressed);
 int codec_event_fall(struct buf *b, const char *state);
 int codec_event_watchdog(struct buf *b, bool active);
+/*
+ * Temperature {joint, hot, temperature, stiffness}: LoLA joint j became
+ * hot (its stiffness held at stiffness at most) or cooled down (stiffness 1).
+ */
+int codec_event_temperature(struct buf *b, int lola_joint, bool hot, float celsius,
+			    float stiffness);
 /* Image {camera, time, width, height, jpeg}: jpeg as MessagePack bin. */
 int codec_image(struct buf *b, const char *camera, double time, uint32_t width,
 		uint32_t height, const uint8_t *jpeg, size_t len);
@@ -162,6 +169,7 @@ enum api_error {
 	AERR_NO_MIXER,		/* Volume without a mixer */
 	AERR_MIXER_REFUSED,	/* Volume the mixer refused */
 	AERR_NO_MICROPHONES,	/* Subscribe.microphone without microphones */
+	AERR_LOW_BATTERY,	/* Wake while the battery is low (motion/care.h) */
 	AERR_COUNT
 };
 

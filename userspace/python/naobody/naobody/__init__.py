@@ -18,8 +18,8 @@ from .errors import (BadValueError, ConnectionClosed, HandshakeError, MalformedE
 from .messages import (JOINT_NAMES, VERSION, ArmsUp, Battery, ErrorEvent, Event, FallEvent,
                        Head, Image, Imu, Joints, Leds, Microphone, Motion, OtherEvent, Power,
                        RobotInfo, SitDown, Sonar, Speaker, Speed, Squat, Stand, State,
-                       Subscribe, Touch, TouchEvent, Volume, WalkTo, WalkToward,
-                       WatchdogEvent)
+                       Subscribe, TemperatureEvent, Touch, TouchEvent, Volume, WalkTo,
+                       WalkToward, WatchdogEvent)
 
 __all__ = [
     "DEFAULT_PORT", "Robot", "connect",
@@ -29,6 +29,7 @@ __all__ = [
     "JOINT_NAMES", "VERSION", "Joints", "Power", "Speed", "Head", "Motion", "Stand",
     "WalkTo", "WalkToward", "SitDown", "ArmsUp", "Squat", "Leds", "Subscribe", "Volume",
     "Speaker", "RobotInfo", "State", "Battery", "Imu", "Sonar", "Touch", "Event",
-    "TouchEvent", "FallEvent", "WatchdogEvent", "ErrorEvent", "OtherEvent", "Image",
+    "TouchEvent", "FallEvent", "WatchdogEvent", "TemperatureEvent", "ErrorEvent",
+    "OtherEvent", "Image",
     "Microphone",
 ]

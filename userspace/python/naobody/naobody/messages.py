@@ -352,6 +352,7 @@ class State:
     joint_temperatures: Joints   # degrees C
     joint_currents: Joints       # A
     odometry: Optional[Tuple[float, float, float]] = None  # m, m, rad; naobodyd's
+    hot_joints: Tuple[str, ...] = ()  # naobodyd's: joints held back by their heat
 
     @classmethod
     def from_wire(cls, s):
@@ -386,12 +387,13 @@ class State:
             joint_temperatures=_joints(s.get("joint_temperatures", [0] * 26),
                                        "joint_temperatures"),
             joint_currents=_joints(s.get("joint_currents", [0] * 26), "joint_currents"),
-            odometry=None if odo is None else _floats(odo, 3, "odometry"))
+            odometry=None if odo is None else _floats(odo, 3, "odometry"),
+            hot_joints=tuple(str(j) for j in (s.get("hot_joints") or [])))
 
 
 class Event:
     """An event from the robot: TouchEvent, FallEvent, WatchdogEvent,
-    ErrorEvent (when errors are not raised), or OtherEvent."""
+    TemperatureEvent, ErrorEvent (when errors are not raised), or OtherEvent."""
 
 
 @dataclass
@@ -408,6 +410,15 @@ class FallEvent(Event):
 @dataclass
 class WatchdogEvent(Event):
     active: bool    # true: the robot's watchdog holds the body
+
+
+@dataclass
+class TemperatureEvent(Event):
+    """naobodyd's: a joint became hot (its stiffness held) or cooled down."""
+    joint: str          # the API's joint name: left_knee_pitch, ...
+    hot: bool
+    temperature: float  # degrees C, the reading that did it
+    stiffness: float    # the most it gets now: 0.5 while hot, 1 once cool
 
 
 @dataclass
@@ -440,6 +451,10 @@ def event_from_wire(e) -> Event:
         return FallEvent(str(_get(d, "state", "")))
     if name == "Watchdog":
         return WatchdogEvent(bool(_get(d, "active", False)))
+    if name == "Temperature":
+        return TemperatureEvent(str(_get(d, "joint", "")), bool(_get(d, "hot", False)),
+                                _num(_get(d, "temperature", 0.0), "Temperature.temperature"),
+                                _num(_get(d, "stiffness", 1.0), "Temperature.stiffness"))
     if name == "Error":
         return ErrorEvent(kind=str(_get(d, "kind", "")), message=str(_get(d, "message", "")),
                           reason=_get(d, "reason"), command=_get(d, "command"),
