@@ -212,6 +212,14 @@ def daemon():
     return _daemon
 
 
+def restore_volume(c):
+    """The start's 65 %, unmuted, for the next test: the suite shares one
+    daemon and mixer, and a test that fails half-way must not fail the
+    next ones too."""
+    c.send({"Volume": {"percent": 65, "muted": False}})
+    wait_for(lambda: amixer() == (65, True), 2 * SCALE, "back at 65 %")
+
+
 def client(d):
     c = Client(d)
     hello = c.hello("head_audio_test")
@@ -267,10 +275,15 @@ def tone_comes_back():
              f"{secs:.3f} s of it, the first after {latency * 1000:.0f} ms")
         check(abs(freq - 700) < 5, f"the tone came back at {freq:.1f} Hz")
         check(15500 < peak < 17300, f"its peak is {peak}, sent 16384 at 100 %")
-        # Played once and whole: not twice, not half.
-        check(0.42 < secs < 0.55, f"{secs:.3f} s of a 0.5 s tone came back")
+        # Played once and whole: not twice (1.0 s), not half (0.25 s). Not
+        # its exact length: through two ALSA streams on a loaded TCG VM it
+        # came back as 0.558 s once (the soak, scripts/soak-check.sh).
+        check(0.42 < secs < 0.75, f"{secs:.3f} s of a 0.5 s tone came back")
     finally:
         rec.close()
+        # The suite's one daemon and mixer: the next test starts at 65 %,
+        # whatever happened here.
+        restore_volume(c)
         c.close()
 
 
@@ -365,9 +378,8 @@ def volume_is_the_mixer():
             check(peak is not None and peak < 50, f"muted, yet a peak of {peak} came out")
         finally:
             rec.close()
-        c.send({"Volume": {"percent": 65}})
-        wait_for(lambda: amixer() == (65, True), 2 * SCALE, "back at 65 %")
     finally:
+        restore_volume(c)
         c.close()
 
 
@@ -377,25 +389,28 @@ def rest_volume():
     from resttest import request, token_of, validate_response
     d = daemon()
     t = token_of(d)
-    a = request(d.rest_port, "GET", "/volume", t)
-    check(a.status == 200 and a.json == {"percent": 65, "muted": False}, f"GET /volume: {a}")
-    validate_response("/volume", "GET", a.status, a.json)
-    a = request(d.rest_port, "PUT", "/volume", t, body=b'{"muted": true}')
-    check(a.status == 200 and a.json == {"percent": 65, "muted": True}, f"PUT muted: {a}")
-    check(amixer() == (65, False), f"amixer after PUT muted: {amixer()}")
-    a = request(d.rest_port, "PUT", "/volume", t, body=b'{"percent": 40}')
-    check(a.status == 200 and a.json == {"percent": 40, "muted": False}, f"PUT 40: {a}")
-    check(amixer() == (40, True), f"amixer after PUT 40: {amixer()}")
-    for bad in (b'{"percent": 101}', b'{"percent": "loud"}', b'{"volume": 3}', b'[]'):
-        a = request(d.rest_port, "PUT", "/volume", t, body=bad)
-        check(a.status == 400 and a.json["applied"] is False, f"PUT {bad}: {a}")
-        validate_response("/volume", "PUT", a.status, a.json)
-    check(amixer() == (40, True), "a bad PUT changed the mixer")
-    a = request(d.rest_port, "GET", "/robot", t)
-    au = a.json["audio"]
-    check(au["speaker"] and au["microphones"] and au["mixer"], f"/robot's audio: {au}")
-    validate_response("/robot", "GET", a.status, a.json)
-    request(d.rest_port, "PUT", "/volume", t, body=b'{"percent": 65}')
+    try:
+        a = request(d.rest_port, "GET", "/volume", t)
+        check(a.status == 200 and a.json == {"percent": 65, "muted": False}, f"GET /volume: {a}")
+        validate_response("/volume", "GET", a.status, a.json)
+        a = request(d.rest_port, "PUT", "/volume", t, body=b'{"muted": true}')
+        check(a.status == 200 and a.json == {"percent": 65, "muted": True}, f"PUT muted: {a}")
+        check(amixer() == (65, False), f"amixer after PUT muted: {amixer()}")
+        a = request(d.rest_port, "PUT", "/volume", t, body=b'{"percent": 40}')
+        check(a.status == 200 and a.json == {"percent": 40, "muted": False}, f"PUT 40: {a}")
+        check(amixer() == (40, True), f"amixer after PUT 40: {amixer()}")
+        for bad in (b'{"percent": 101}', b'{"percent": "loud"}', b'{"volume": 3}', b'[]'):
+            a = request(d.rest_port, "PUT", "/volume", t, body=bad)
+            check(a.status == 400 and a.json["applied"] is False, f"PUT {bad}: {a}")
+            validate_response("/volume", "PUT", a.status, a.json)
+        check(amixer() == (40, True), "a bad PUT changed the mixer")
+        a = request(d.rest_port, "GET", "/robot", t)
+        au = a.json["audio"]
+        check(au["speaker"] and au["microphones"] and au["mixer"], f"/robot's audio: {au}")
+        validate_response("/robot", "GET", a.status, a.json)
+    finally:
+        # The next test starts at 65 %, whatever happened here.
+        request(d.rest_port, "PUT", "/volume", t, body=b'{"percent": 65, "muted": false}')
 
 
 def mic_samples(c, seconds, on_chunk=None):
