@@ -23,6 +23,10 @@ emu_physics_remote_test_SRCS := $(srctree)/selftests/chestboard-emu/physics_remo
 	$(addprefix $(srctree)/userspace/tools/chestboard-emu/, physics_remote.c physics_wire.c)
 # its write()s through the test's, for a request written in part
 emu_physics_remote_test_LDLIBS := -Wl,--wrap=write
+# The emulator's headers by its include path, as its own sources name them.
+$(foreach t,physics_wire_test physics_remote_test,$(O)/obj/selftests/chestboard-emu/$(t).o \
+	$(O)/san/selftests/chestboard-emu/$(t).o): \
+	USER_CFLAGS += -I$(srctree)/userspace/tools/chestboard-emu
 
 EMU_TEST_LIBS := nbemuctl nbgadget nbcodec naobody
 EMU_TEST_HOST := $(srctree)/selftests/chestboard-emu/host.c

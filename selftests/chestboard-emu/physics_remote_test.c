@@ -34,8 +34,8 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "../../userspace/tools/chestboard-emu/emu.h"
-#include "../../userspace/tools/chestboard-emu/physics_wire.h"
+#include "emu.h"
+#include "physics_wire.h"
 
 #define POSE		0.25f	/* physics_pose()'s, every joint */
 #define TARGET		-0.5f	/* the frames' targets, every joint */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "../../userspace/tools/chestboard-emu/physics_wire.h"
+#include "physics_wire.h"
 
 static void request(struct physw_msg *m)
 {
