@@ -104,7 +104,6 @@ int naobody_ring_init(struct naobody_ring *ring, unsigned int count, u32 period_
 void naobody_ring_free(struct naobody_ring *ring);
 struct naobody_record *naobody_ring_begin(struct naobody_ring *ring);
 void naobody_ring_commit(struct naobody_ring *ring);
-u64 naobody_ring_latest(struct naobody_ring *ring, struct naobody_record *out);
 u64 naobody_ring_head(struct naobody_ring *ring);
 int naobody_ring_copy_newest(struct naobody_ring *ring, void __user *to, u64 *head);
 void naobody_ring_set_flags(struct naobody_ring *ring, u32 flags);

@@ -91,19 +91,6 @@ void naobody_ring_commit(struct naobody_ring *ring)
 	smp_store_release(&ring->hdr->head, n + 1);
 }
 
-/*
- * Copy the newest record for read(). The caller holds dev->lock, so the
- * writer is not running and no sequence check is needed. Returns the number
- * of records published so far (0: none yet, out untouched).
- */
-u64 naobody_ring_latest(struct naobody_ring *ring, struct naobody_record *out)
-{
-	if (!ring->next)
-		return 0;
-	memcpy(out, ring_slot(ring, ring->next - 1), sizeof(*out));
-	return ring->next;
-}
-
 /* Records published so far; for poll() and read(), outside the lock. */
 u64 naobody_ring_head(struct naobody_ring *ring)
 {
