@@ -39,7 +39,7 @@ static_assert(sizeof(struct naobody_stop) == 8);
 /* Per open file. */
 struct naobody_file {
 	struct naobody_dev *nb;
-	u64 seen;			/* ring head when this file last read() */
+	u64 seen;			/* newest record this file read(), + 1 */
 };
 
 static dev_t naobody_devt;
@@ -138,18 +138,21 @@ static int naobody_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* read(): the newest record this file hasn't read yet; blocks until one. */
+/*
+ * read(): the newest record this file hasn't read yet; blocks until one.
+ * The record goes from its slot in the ring to the user's buffer with no
+ * lock held (naobody_ring_copy_newest()); -EAGAIN, even when blocking, if
+ * the writer overwrote it during every copy the ring allows.
+ */
 static ssize_t naobody_read(struct file *file, char __user *buf, size_t count,
 			    loff_t *ppos)
 {
 	struct naobody_file *f = file->private_data;
 	struct naobody_dev *nb = f->nb;
-	struct naobody_record *rec;
-	unsigned long irqflags;
 	u64 head;
 	int ret;
 
-	if (count < sizeof(*rec))
+	if (count < sizeof(struct naobody_record))
 		return -EINVAL;
 	for (;;) {
 		if (naobody_gone(nb))
@@ -165,20 +168,11 @@ static ssize_t naobody_read(struct file *file, char __user *buf, size_t count,
 			return ret;
 	}
 
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (!rec)
-		return -ENOMEM;
-	spin_lock_irqsave(&nb->lock, irqflags);
-	head = naobody_ring_latest(&nb->ring, rec);
-	spin_unlock_irqrestore(&nb->lock, irqflags);
-
-	ret = sizeof(*rec);
-	if (copy_to_user(buf, rec, sizeof(*rec)))
-		ret = -EFAULT;
-	else
-		f->seen = head;
-	kfree(rec);
-	return ret;
+	ret = naobody_ring_copy_newest(&nb->ring, buf, &head);
+	if (ret)
+		return ret;
+	f->seen = head;
+	return sizeof(struct naobody_record);
 }
 
 static int check_command(const struct naobody_command *cmd)

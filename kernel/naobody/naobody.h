@@ -81,6 +81,11 @@ extern unsigned int naobody_hold_cycles;
 
 /* --- ring.c --------------------------------------------------------- */
 
+/* Copies read() makes of the newest record before it gives up (-EAGAIN),
+ * each overwritten by the writer while it was made (ring.c).
+ */
+#define NAOBODY_RING_READ_TRIES	8
+
 struct naobody_ring {
 	void *mem;			/* header page, then the records */
 	struct naobody_ring_header *hdr;
@@ -99,8 +104,8 @@ int naobody_ring_init(struct naobody_ring *ring, unsigned int count, u32 period_
 void naobody_ring_free(struct naobody_ring *ring);
 struct naobody_record *naobody_ring_begin(struct naobody_ring *ring);
 void naobody_ring_commit(struct naobody_ring *ring);
-u64 naobody_ring_latest(struct naobody_ring *ring, struct naobody_record *out);
 u64 naobody_ring_head(struct naobody_ring *ring);
+int naobody_ring_copy_newest(struct naobody_ring *ring, void __user *to, u64 *head);
 void naobody_ring_set_flags(struct naobody_ring *ring, u32 flags);
 int naobody_ring_mmap(struct naobody_ring *ring, struct vm_area_struct *vma);
 

@@ -3,16 +3,63 @@
  * KUnit: naobody's state ring, the writer as the driver builds it, and
  * readers that follow the protocol at the top of uapi/linux/naobody.h.
  *
- * The concurrent case runs a writer and two readers on as many CPUs as the
- * machine has (the debug VM has two): every copy a reader keeps must be
- * whole and be the record it asked for; torn and overwritten copies must be
- * noticed, never kept.
+ * The concurrent case runs a writer and three readers on as many CPUs as the
+ * machine has (the debug VM has two): two follow the ring, one copies the
+ * newest record as read() does. Every copy a reader keeps must be whole and
+ * be the record it asked for; torn and overwritten copies must be noticed,
+ * never kept.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "../naobody/naobody.h"
+#include "../naobody/compat.h"
+
+/*
+ * read()'s copy to the user, watched (renamed in ring.c only, after the
+ * headers): the "user" buffer is kernel memory, and the case can have the
+ * writer publish records in the middle of a copy, as a user page that
+ * faults in slowly lets it.
+ */
+static struct {
+	struct naobody_ring *ring;	/* the writer's */
+	u64 next;			/* the record it publishes next */
+	unsigned int laps;		/* copies left that the writer laps */
+	unsigned int copies;
+} copier;
+
+static void publish(struct naobody_ring *ring, u64 n);
+
+static unsigned long copier_copy_to_user(void __user *to, const void *from,
+					 unsigned long len)
+{
+	void *dst = (__force void *)to;
+	unsigned long first = min_t(unsigned long, len,
+				    offsetof(struct naobody_record, out_submit_ns));
+	unsigned int i;
+
+	copier.copies++;
+	memcpy(dst, from, first);
+	/* A whole ring's worth of records: the slot being copied now holds
+	 * the last of them, and the copy is seq and cycle of one record and
+	 * the rest of another.
+	 */
+	if (copier.laps) {
+		copier.laps--;
+		for (i = 0; i <= copier.ring->mask; i++)
+			publish(copier.ring, copier.next++);
+	}
+	memcpy(dst + first, from + first, len - first);
+	return 0;
+}
+
+#define copy_to_user		copier_copy_to_user
 
 /* The unit under test, compiled in (see Kbuild). */
 #include "../naobody/ring.c"
@@ -73,6 +120,14 @@ static enum verdict read_record(struct naobody_ring *ring, u64 n, struct naobody
 	return GOT;
 }
 
+/* What read() makes of the ring: its copy of the newest record, into kernel
+ * memory (see copier).
+ */
+static int copy_newest(struct naobody_ring *ring, struct naobody_record *out, u64 *head)
+{
+	return naobody_ring_copy_newest(ring, (__force void __user *)out, head);
+}
+
 static struct naobody_ring *new_ring(struct kunit *test, unsigned int count)
 {
 	struct naobody_ring *ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
@@ -105,9 +160,10 @@ static void ring_publish_then_read(struct kunit *test)
 {
 	struct naobody_ring *ring = new_ring(test, 8);
 	struct naobody_record copy;
-	u64 n;
+	u64 n, head = 0;
 
-	KUNIT_EXPECT_EQ(test, naobody_ring_latest(ring, &copy), 0ULL);
+	copier = (typeof(copier)){ .ring = ring };
+	KUNIT_EXPECT_EQ(test, copy_newest(ring, &copy, &head), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, read_record(ring, 0, &copy), NOT_YET);
 	for (n = 0; n < 5; n++)
 		publish(ring, n);
@@ -117,7 +173,8 @@ static void ring_publish_then_read(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, whole(&copy, n));
 	}
 	KUNIT_EXPECT_EQ(test, read_record(ring, 5, &copy), NOT_YET);
-	KUNIT_EXPECT_EQ(test, naobody_ring_latest(ring, &copy), 5ULL);
+	KUNIT_EXPECT_EQ(test, copy_newest(ring, &copy, &head), 0);
+	KUNIT_EXPECT_EQ(test, head, 5ULL);
 	KUNIT_EXPECT_TRUE(test, whole(&copy, 4));
 	naobody_ring_free(ring);
 }
@@ -187,11 +244,80 @@ static void ring_write_in_progress(struct kunit *test)
 	naobody_ring_free(ring);
 }
 
+/* The newest record, with its seq and the count read() marks read. */
+static void ring_read_copies_the_newest(struct kunit *test)
+{
+	struct naobody_ring *ring = new_ring(test, 4);
+	struct naobody_record copy;
+	u64 n, head = 0;
+
+	copier = (typeof(copier)){ .ring = ring };
+	for (n = 0; n < 3; n++)
+		publish(ring, n);
+	KUNIT_EXPECT_EQ(test, copy_newest(ring, &copy, &head), 0);
+	KUNIT_EXPECT_EQ(test, head, 3ULL);
+	KUNIT_EXPECT_EQ(test, copy.seq, 6ULL);			/* 2n + 2 */
+	KUNIT_EXPECT_TRUE(test, whole(&copy, 2));
+	/* Past a lap of the ring: still the newest, never an older one. */
+	for (; n < 11; n++)
+		publish(ring, n);
+	KUNIT_EXPECT_EQ(test, copy_newest(ring, &copy, &head), 0);
+	KUNIT_EXPECT_EQ(test, head, 11ULL);
+	KUNIT_EXPECT_TRUE(test, whole(&copy, 10));
+	KUNIT_EXPECT_EQ(test, copier.copies, 2U);		/* once each */
+	naobody_ring_free(ring);
+}
+
+/*
+ * The writer overwrites the slot during the copy: the torn copy is noticed
+ * and made again, of the record that is the newest then.
+ */
+static void ring_read_retries_an_overwritten_copy(struct kunit *test)
+{
+	struct naobody_ring *ring = new_ring(test, 4);
+	struct naobody_record copy;
+	u64 n, head = 0;
+
+	for (n = 0; n < 5; n++)
+		publish(ring, n);
+	/* Records 5..8 during the first copy, of record 4: 8 goes into its slot. */
+	copier = (typeof(copier)){ .ring = ring, .next = n, .laps = 1 };
+	KUNIT_EXPECT_EQ(test, copy_newest(ring, &copy, &head), 0);
+	KUNIT_EXPECT_EQ(test, copier.copies, 2U);
+	KUNIT_EXPECT_EQ(test, head, 9ULL);
+	KUNIT_EXPECT_TRUE(test, whole(&copy, 8));
+	naobody_ring_free(ring);
+}
+
+/* A writer that laps every copy: NAOBODY_RING_READ_TRIES, then -EAGAIN. */
+static void ring_read_gives_up_when_lapped_every_time(struct kunit *test)
+{
+	struct naobody_ring *ring = new_ring(test, 4);
+	struct naobody_record copy;
+	u64 n, head = 0;
+
+	for (n = 0; n < 5; n++)
+		publish(ring, n);
+	copier = (typeof(copier)){ .ring = ring, .next = n, .laps = NAOBODY_RING_READ_TRIES };
+	KUNIT_EXPECT_EQ(test, copy_newest(ring, &copy, &head), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, copier.copies, (unsigned int)NAOBODY_RING_READ_TRIES);
+	KUNIT_EXPECT_EQ(test, head, 0ULL);			/* nothing to mark read */
+	/* One lap fewer: the last copy is whole. */
+	copier = (typeof(copier)){ .ring = ring, .next = copier.next,
+				   .laps = NAOBODY_RING_READ_TRIES - 1 };
+	KUNIT_EXPECT_EQ(test, copy_newest(ring, &copy, &head), 0);
+	KUNIT_EXPECT_EQ(test, copier.copies, (unsigned int)NAOBODY_RING_READ_TRIES);
+	KUNIT_EXPECT_EQ(test, head, copier.next);
+	KUNIT_EXPECT_TRUE(test, whole(&copy, copier.next - 1));
+	naobody_ring_free(ring);
+}
+
 struct reader {
 	struct naobody_ring *ring;
-	struct completion done;
+	struct completion started, done;
 	bool *stop;
 	u64 got, lost, overwritten, torn, broken, backwards;
+	u64 gave_up;			/* read()'s copy: -EAGAIN */
 };
 
 /* Follow the ring as a userspace reader does, for as long as it runs. */
@@ -203,6 +329,7 @@ static int reader_fn(void *arg)
 	u64 cursor = 0, head, last = 0;
 	bool any = false;
 
+	complete(&r->started);
 	while (!READ_ONCE(*r->stop)) {
 		/* Pairs with the release store of head in naobody_ring_commit(). */
 		head = smp_load_acquire(&hdr->head);
@@ -239,24 +366,62 @@ static int reader_fn(void *arg)
 	return 0;
 }
 
+/* Copy the newest record as read() does, over and over, as long as it runs. */
+static int newest_reader_fn(void *arg)
+{
+	struct reader *r = arg;
+	struct naobody_record copy;
+	u64 head, last = 0;
+	int ret;
+
+	complete(&r->started);
+	while (!READ_ONCE(*r->stop)) {
+		ret = copy_newest(r->ring, &copy, &head);
+		if (ret == -EAGAIN) {
+			r->gave_up++;	/* lapped every time, or nothing yet */
+		} else if (ret) {
+			r->broken++;
+		} else {
+			r->got++;
+			if (!whole(&copy, head - 1))
+				r->broken++;
+			if (head < last)
+				r->backwards++;
+			last = head;
+		}
+		cond_resched();
+	}
+	complete(&r->done);
+	return 0;
+}
+
 static void ring_concurrent_readers(struct kunit *test)
 {
 	const u64 records = 20000;
 	struct naobody_ring *ring = new_ring(test, 8);
-	struct reader *readers = kunit_kcalloc(test, 2, sizeof(*readers), GFP_KERNEL);
+	struct reader *readers = kunit_kcalloc(test, 3, sizeof(*readers), GFP_KERNEL);
 	bool stop = false;
 	struct task_struct *t;
 	u64 n;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, readers);
-	for (i = 0; i < 2; i++) {
+	copier = (typeof(copier)){ .ring = ring };
+	/* Two followers of the mapping, and read()'s copy of the newest. */
+	for (i = 0; i < 3; i++) {
 		readers[i].ring = ring;
 		readers[i].stop = &stop;
+		init_completion(&readers[i].started);
 		init_completion(&readers[i].done);
-		t = kthread_run(reader_fn, &readers[i], "ring_reader/%d", i);
+		t = kthread_run(i < 2 ? reader_fn : newest_reader_fn, &readers[i],
+				"ring_reader/%d", i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	}
+	/* The writer starts once every reader runs, not before: else it can
+	 * be done before the first is scheduled, and nothing was concurrent.
+	 */
+	for (i = 0; i < 3; i++)
+		wait_for_completion(&readers[i].started);
 	for (n = 0; n < records; n++) {
 		publish(ring, n);
 		if (!(n % 256))
@@ -275,6 +440,12 @@ static void ring_concurrent_readers(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->backwards, 0ULL);
 		KUNIT_EXPECT_LE(test, r->got + r->lost + r->overwritten + r->torn, records);
 	}
+	wait_for_completion(&readers[2].done);
+	kunit_info(test, "read()'s copy: %llu whole, %llu -EAGAIN\n",
+		   readers[2].got, readers[2].gave_up);
+	KUNIT_EXPECT_GT(test, readers[2].got, 0ULL);
+	KUNIT_EXPECT_EQ(test, readers[2].broken, 0ULL);
+	KUNIT_EXPECT_EQ(test, readers[2].backwards, 0ULL);
 	naobody_ring_free(ring);
 }
 
@@ -284,6 +455,9 @@ static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_writer_keeps_its_offset),
 	KUNIT_CASE(ring_overwrite_detected),
 	KUNIT_CASE(ring_write_in_progress),
+	KUNIT_CASE(ring_read_copies_the_newest),
+	KUNIT_CASE(ring_read_retries_an_overwritten_copy),
+	KUNIT_CASE(ring_read_gives_up_when_lapped_every_time),
 	KUNIT_CASE(ring_concurrent_readers),
 	{}
 };

@@ -6,12 +6,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -385,6 +390,151 @@ TEST_F_TIMEOUT(body, read_returns_each_new_record_and_poll_wakes_per_cycle, NBT_
 		}
 	}
 	EXPECT_EQ(40, wakes);
+	close(fd);
+}
+
+/* A ring of 16 records (the least ring_records takes): lapped in 192 ms. */
+FIXTURE(small_ring) {
+	struct nbt t;
+};
+
+FIXTURE_SETUP(small_ring)
+{
+	ASSERT_EQ(0, nbt_up(&self->t, "ring_records=16", NULL));
+}
+
+FIXTURE_TEARDOWN(small_ring)
+{
+	nbt_down(&self->t);
+}
+
+static uint64_t ring_head(const struct naobody_ring_header *hdr)
+{
+	return __atomic_load_n(&hdr->head, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Holds a page of read()'s buffer back (userfaultfd) until the writer has
+ * lapped the ring since the copy into it began, then lets the copy go on.
+ */
+struct lapper {
+	int uffd;
+	const struct naobody_ring_header *hdr;
+	void *page;
+	size_t page_size;
+	uint64_t head_at_fault;		/* when the copy stopped at the page */
+	uint64_t head_at_release;	/* when it went on */
+	const char *err;
+};
+
+static void *lapper_fn(void *arg)
+{
+	struct lapper *l = arg;
+	struct pollfd p = { .fd = l->uffd, .events = POLLIN };
+	struct uffdio_zeropage zero = {
+		.range = { .start = (uintptr_t)l->page, .len = l->page_size },
+	};
+	struct uffd_msg msg;
+	uint64_t end;
+
+	if (poll(&p, 1, NBT_MS(10000)) != 1 ||
+	    read(l->uffd, &msg, sizeof(msg)) != (ssize_t)sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT) {
+		l->err = "read()'s copy never reached the page held back";
+		goto release;
+	}
+	l->head_at_fault = ring_head(l->hdr);
+	end = nbt_now_ns() + NBT_MS(10000) * 1000000ull;
+	while (ring_head(l->hdr) <= l->head_at_fault + l->hdr->record_count) {
+		if (nbt_now_ns() > end) {
+			l->err = "the writer did not lap the ring in 10 s";
+			break;
+		}
+		usleep(2000);
+	}
+	l->head_at_release = ring_head(l->hdr);
+release:
+	/* Maps the page, and wakes the copy that waits for it. */
+	ioctl(l->uffd, UFFDIO_ZEROPAGE, &zero);
+	return NULL;
+}
+
+/*
+ * read() copies the newest record straight from the ring to the caller's
+ * buffer, holding no lock: a copy the writer overwrites meanwhile must be
+ * made again, of the record newest then, and never returned torn. The
+ * buffer's second half is on a page that stays missing (userfaultfd) until
+ * the writer has lapped the ring, so the first copy is always overwritten.
+ */
+TEST_F_TIMEOUT(small_ring, read_copies_again_when_the_writer_laps_the_copy, NBT_TIMEOUT)
+{
+	const struct naobody_info *info = nb_info(self->t.dev);
+	long page = sysconf(_SC_PAGESIZE);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct lapper l = { .page_size = page };
+	const struct naobody_record *slot;
+	struct naobody_record *rec, again;
+	struct pollfd p;
+	pthread_t th;
+	uint64_t n;
+	char *buf;
+	void *map;
+	int fd;
+
+	ASSERT_EQ(16u, info->record_count);
+	fd = open("/dev/naobody", O_RDONLY);
+	ASSERT_LE(0, fd);
+	map = mmap(NULL, info->ring_size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	l.hdr = map;
+	l.uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (l.uffd < 0)
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(l.uffd, UFFDIO_API, &api));
+	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	buf[0] = 0;			/* the first page is there */
+	l.page = buf + page;
+	reg.range.start = (uintptr_t)l.page;
+	reg.range.len = page;
+	ASSERT_EQ(0, ioctl(l.uffd, UFFDIO_REGISTER, &reg));
+	rec = (struct naobody_record *)(buf + page - sizeof(*rec) / 2);
+
+	p.fd = fd;
+	p.events = POLLIN;
+	ASSERT_EQ(1, poll(&p, 1, NBT_MS(2000)));
+	ASSERT_EQ(0, pthread_create(&th, NULL, lapper_fn, &l));
+	EXPECT_EQ((ssize_t)sizeof(*rec), read(fd, rec, sizeof(*rec)));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(NULL, l.err) {
+		TH_LOG("%s", l.err);
+	}
+	ASSERT_EQ(0u, rec->seq % 2);
+	n = rec->seq / 2 - 1;
+	/* Not the record the first copy began with: one published after the
+	 * writer lapped it, so the torn copy was noticed and made again.
+	 */
+	EXPECT_LE(l.head_at_release, n + 1) {
+		TH_LOG("record %llu; the copy stopped at head %llu, went on at %llu",
+		       (unsigned long long)n, (unsigned long long)l.head_at_fault,
+		       (unsigned long long)l.head_at_release);
+	}
+	/* And whole: the mapping's copy of it, if it is still there. */
+	slot = (const void *)((const char *)map + l.hdr->records_offset +
+			      (n % l.hdr->record_count) * l.hdr->record_size);
+	if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) == rec->seq) {
+		memcpy(&again, slot, sizeof(again));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) == rec->seq)
+			EXPECT_EQ(0, memcmp(&again, rec, sizeof(again)));
+	} else {
+		TH_LOG("record %llu was overwritten before it could be compared",
+		       (unsigned long long)n);
+	}
+	close(l.uffd);
+	munmap(buf, 2 * page);
+	munmap(map, info->ring_size);
 	close(fd);
 }
 

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -348,6 +349,25 @@ TEST_F_TIMEOUT(uapi, read_into_a_short_buffer_is_einval, NBT_TIMEOUT)
 	struct naobody_record rec;
 
 	EXPECT_ERRNO(EINVAL, read(self->ro, &rec, sizeof(rec) - 1));
+}
+
+TEST_F_TIMEOUT(uapi, read_into_a_buffer_that_faults_is_efault, NBT_TIMEOUT)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct naobody_record rec;
+	struct pollfd p = { .fd = self->ro, .events = POLLIN };
+	char *buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, mprotect(buf + page, page, PROT_NONE));
+	/* A record to read: read() then copies, and does not wait. */
+	ASSERT_EQ(1, poll(&p, 1, NBT_MS(2000)));
+	/* On a page that can't be written: all of it, then its second half. */
+	EXPECT_ERRNO(EFAULT, read(self->ro, buf + page, sizeof(rec)));
+	EXPECT_ERRNO(EFAULT, read(self->ro, buf + page - sizeof(rec) / 2, sizeof(rec)));
+	EXPECT_EQ((ssize_t)sizeof(rec), read(self->ro, &rec, sizeof(rec)));
+	munmap(buf, 2 * page);
 }
 
 NBT_HARNESS_MAIN_SHARED(NULL, NULL)

@@ -55,7 +55,11 @@
  * =================
  * poll() reports EPOLLIN when the ring holds a record newer than the newest
  * this file has read(); read() of sizeof(struct naobody_record) bytes or
- * more returns the newest record and marks it read. A reader that follows
+ * more returns the newest record and marks it read. It copies the record
+ * from the ring by the protocol above, making the copy again when the writer
+ * overwrote it meanwhile; after eight copies that each took longer than the
+ * ring lasts (a buffer whose pages fault in that slowly) it fails with
+ * EAGAIN, blocking or not, and marks nothing read. A reader that follows
  * the ring through the mapping can call read() too, to rearm poll().
  * After the device is gone, poll() reports EPOLLHUP | EPOLLERR and every
  * call fails with ENODEV; the mapping stays valid until munmap.
