@@ -11,7 +11,6 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -315,6 +314,9 @@ static void ring_read_gives_up_when_lapped_every_time(struct kunit *test)
 struct reader {
 	struct naobody_ring *ring;
 	struct completion started, done;
+	/* Completed once it has read up to record target - 1 (the writer's last). */
+	struct completion caught_up;
+	u64 target;
 	bool *stop;
 	u64 got, lost, overwritten, torn, broken, backwards;
 	u64 gave_up;			/* read()'s copy: -EAGAIN */
@@ -334,6 +336,8 @@ static int reader_fn(void *arg)
 		/* Pairs with the release store of head in naobody_ring_commit(). */
 		head = smp_load_acquire(&hdr->head);
 		if (cursor >= head) {
+			if (cursor == r->target && !completion_done(&r->caught_up))
+				complete(&r->caught_up);
 			cond_resched();
 			continue;
 		}
@@ -388,6 +392,8 @@ static int newest_reader_fn(void *arg)
 			if (head < last)
 				r->backwards++;
 			last = head;
+			if (head == r->target && !completion_done(&r->caught_up))
+				complete(&r->caught_up);
 		}
 		cond_resched();
 	}
@@ -411,8 +417,10 @@ static void ring_concurrent_readers(struct kunit *test)
 	for (i = 0; i < 3; i++) {
 		readers[i].ring = ring;
 		readers[i].stop = &stop;
+		readers[i].target = records;
 		init_completion(&readers[i].started);
 		init_completion(&readers[i].done);
+		init_completion(&readers[i].caught_up);
 		t = kthread_run(i < 2 ? reader_fn : newest_reader_fn, &readers[i],
 				"ring_reader/%d", i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
@@ -427,7 +435,15 @@ static void ring_concurrent_readers(struct kunit *test)
 		if (!(n % 256))
 			cond_resched();
 	}
-	msleep(20);
+	/*
+	 * Each reader reads the last record before they stop: a loaded
+	 * machine may not have run one of them at all yet. The bound is a
+	 * hang's, not a speed.
+	 */
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_GT_MSG(test, wait_for_completion_timeout(&readers[i].caught_up,
+								      60 * HZ), 0UL,
+				    "reader %d never read the last record", i);
 	WRITE_ONCE(stop, true);
 	for (i = 0; i < 2; i++) {
 		struct reader *r = &readers[i];
