@@ -6,3 +6,4 @@ HOST_TESTS += $(srctree)/selftests/build/kernel_release_test.sh
 HOST_TESTS += $(srctree)/selftests/build/tap_summary_test.py
 HOST_TESTS += $(srctree)/selftests/build/fresh_parse_test.sh
 HOST_TESTS += $(srctree)/selftests/build/deps_demo_test.sh
+HOST_TESTS += $(srctree)/selftests/build/vm_boot_retry_test.sh
