@@ -192,6 +192,45 @@ def pushed_falls_that_way():
                  f"{physics(d)['torso_height']:.3f} m")
 
 
+# A push's way is the robot's: front is the way it faces. Turned a quarter
+# turn first (WalkTo's turn_to), so that the world's axes and its own differ;
+# where the torso lands, from where it stood, in its frame as it stood, says
+# which way it went (a sideways fall's protective pose lands it face down
+# either way, so the IMU cannot tell left from front). A fall moves the
+# torso about 0.35 m; into the world's axes it went the robot's right or back.
+PUSH_TRAVEL = 0.15	# m, at least, the way it was pushed, more than across
+
+
+@tap.test
+def pushed_in_its_own_frame():
+    """push: front and left are the robot's, not the world's (turned a quarter turn first)"""
+    for way, along in (("front", (1, 0)), ("left", (0, 1))):
+        with physical() as d:
+            c = awake(d)
+            c.send({"Motion": {"WalkTo": {"x": 0.0, "y": 0.0, "turn_to": math.pi / 2,
+                                          "speed": "Normal"}}})
+            c.until_body(lambda s: s["motion"] == "Walk", 2, "Walk")
+            c.until_body(lambda s: s["motion"] == "Stand", 30, "turned a quarter turn")
+            body_window(c, 0.5)
+            p = physics(d)
+            x0, y0, yaw = p["torso_x"], p["torso_y"], p["torso_yaw"]
+            check(abs(yaw - math.pi / 2) < 0.3, f"turned to {yaw:.2f} rad, not a quarter turn")
+            d.control(f"push {way}")
+            c.until_body(lambda s: s["fall_state"] == "Fallen", 5, f"Fallen, pushed {way}")
+            p = physics(d)
+            dx, dy = p["torso_x"] - x0, p["torso_y"] - y0
+            # The torso's travel in the robot's frame as it stood.
+            fwd = dx * math.cos(yaw) + dy * math.sin(yaw)
+            left = -dx * math.sin(yaw) + dy * math.cos(yaw)
+            went = along[0] * fwd + along[1] * left
+            across = along[1] * fwd + along[0] * left
+            check(went > PUSH_TRAVEL and went > abs(across),
+                  f"facing {yaw:.2f} rad, pushed {way}: the torso went {fwd:+.3f} m forward, "
+                  f"{left:+.3f} m left of where it stood")
+            note(f"facing {yaw:.2f} rad, pushed {way}: torso {fwd:+.3f} m forward, "
+                 f"{left:+.3f} m left")
+
+
 @tap.test
 def watchdog_stands_then_sits():
     """Watchdog: a quiet controller's robot stands still, then sits down, without a fall"""

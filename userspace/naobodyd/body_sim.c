@@ -675,11 +675,21 @@ static bool cmd_push(struct sim *s, char **w, int argc, char *out, size_t n)
 
 	if (i < 0)
 		return cmd_usage(SC_PUSH, out, n);
-	/* The physics' push: 30 N on the torso for 0.2 s (provisional). */
-	if (s->phys)
-		sim_physics_push(s->phys, 30.0f * pitch[i], -30.0f * roll[i], 0.2f);
-	else
+	/*
+	 * The physics' push: 30 N on the torso for 0.2 s (provisional), in the
+	 * robot's frame as a person means it: front is the way it faces, so
+	 * the force turns with the torso's yaw into the world's axes, which
+	 * are the physics'. (The kinematic body's fall is in its own frame.)
+	 */
+	if (s->phys) {
+		float fx = 30.0f * pitch[i], fy = -30.0f * roll[i], torso[4];
+
+		sim_physics_torso(s->phys, torso);
+		sim_physics_push(s->phys, fx * cosf(torso[3]) - fy * sinf(torso[3]),
+				 fx * sinf(torso[3]) + fy * cosf(torso[3]), 0.2f);
+	} else {
 		fall(s, roll[i], pitch[i], 0.15f);
+	}
 	snprintf(out, n, "ok");
 	return true;
 }
