@@ -10,3 +10,8 @@ motion_walk_body_test_LDLIBS := -lm
 UNIT_TESTS += motion_care_test
 motion_care_test_SRCS := $(srctree)/selftests/motion/care_test.c
 motion_care_test_LIBS := nbmotion
+# State's Stand held only once the legs stand in its pose (motion.c, SETTLE_*).
+UNIT_TESTS += motion_settle_test
+motion_settle_test_SRCS := $(srctree)/selftests/motion/settle_test.c
+motion_settle_test_LIBS := nbmotion
+motion_settle_test_LDLIBS := -lm

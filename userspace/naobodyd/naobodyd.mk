@@ -113,6 +113,13 @@ sim_getup_test_SRCS := $(srctree)/selftests/sim/getup_test.c $(SIM_WALK_SRCS)
 sim_getup_test_LIBS := nbphysics nbmotion
 sim_getup_test_LDLIBS := -lm $(PHYSICS_LDLIBS)
 sim_getup_test_UNIT_TIMEOUT := 1800
+# State's Stand tells the truth: a walk 0.2 s after the first Stand from a
+# get-up, sitting and the squat does not fall (selftests/sim/stand_test.c).
+UNIT_TESTS += sim_stand_test
+sim_stand_test_SRCS := $(srctree)/selftests/sim/stand_test.c $(SIM_WALK_SRCS)
+sim_stand_test_LIBS := nbphysics nbmotion
+sim_stand_test_LDLIBS := -lm $(PHYSICS_LDLIBS)
+sim_stand_test_UNIT_TIMEOUT := 1800
 # make bench: walking speeds, the turning rate, WalkTo at Fast and the
 # get-ups' rates, with RoboCup anchors (selftests/sim/walk_bench.c).
 PROGRAMS += nb-walk-bench

@@ -33,6 +33,7 @@
 #include <motion/care.h>
 #include <motion/getup.h>
 #include <motion/joints.h>
+#include <motion/leg_kinematics.h>
 #include <motion/motion.h>
 #include <motion/odometry.h>
 #include <motion/poses.h>
@@ -42,7 +43,7 @@
 #define MS(x) ((uint64_t)(x) * 1000000ULL)
 
 enum phase {
-	PH_LIMP, PH_STIFFEN, PH_MOVE, PH_HOLD, PH_UNSTIFFEN, PH_FALL,
+	PH_LIMP, PH_STIFFEN, PH_MOVE, PH_SETTLE, PH_HOLD, PH_UNSTIFFEN, PH_FALL,
 	PH_GETUP_KEYS, PH_GETUP_SIT, PH_GETUP_WAIT,
 };
 
@@ -86,6 +87,20 @@ static const float stiff_on[NJ] = {
 #define GETUP_TRIES	3	/* get-ups in a row before it gives up, limp */
 #define GETUP_FACE_DOWN	0.8f	/* rad, pitch: the roll from the back is done */
 #define GETUP_SETTLED_RATE 0.5f	/* rad/s: upright, and turning slower, it sits */
+/*
+ * Stand is held (State: Initial or Playing, and a walk may start) once the
+ * body stands there, not when the keyframe's time is up: every leg joint
+ * within SETTLE_LEG_RAD of Stand's pose as the body measures it, the torso
+ * upright and turning slower than SETTLE_RATE, for SETTLE_NS. Until then
+ * (SETTLE), State says it is getting there. A body that cannot close that
+ * gap (a hot joint's lower stiffness, a blocked one) is held after
+ * SETTLE_MAX_NS, with a warning naming the joint. Provisional: the physical
+ * model's legs close to within 0.04 rad; no figure from a real NAO.
+ */
+#define SETTLE_LEG_RAD	0.10f
+#define SETTLE_RATE	0.3f	/* rad/s */
+#define SETTLE_NS	MS(100)
+#define SETTLE_MAX_NS	MS(6000)
 #define HEAD_SPEED	1.5f	/* rad/s */
 #define CAMERA_HEIGHT	0.5f	/* m, standing */
 #define WALK_DONE_M	0.02f
@@ -127,6 +142,9 @@ struct motion {
 	bool req_from_client;		/* else the daemon chose it */
 	bool getup_front;
 	bool getup_rolled;		/* from the back, and now face down */
+	bool from_getup;		/* MOVE and SETTLE to Stand end a get-up */
+	bool settled;			/* SETTLE: within its bounds ... */
+	uint64_t settled_since;		/* ... since then */
 	struct getup getup;
 	int getup_tries;		/* since the fall */
 	uint64_t fallen_since;
@@ -267,6 +285,10 @@ static void set_phase(struct motion *m, enum phase p)
 		m->stepping = false;
 		m->deferred = false;
 	}
+	/* A get-up ends standing (HOLD), limp, or in another fall. */
+	if (p == PH_HOLD || p == PH_LIMP || p == PH_UNSTIFFEN || p == PH_FALL)
+		m->from_getup = false;
+	m->settled = false;
 	m->phase = p;
 	m->phase_since = m->now;
 }
@@ -369,6 +391,7 @@ static void start_getup(struct motion *m, const struct nb_sensors *s)
 {
 	m->getup_front = s->angles[1] > 0.0f;
 	m->getup_rolled = false;
+	m->from_getup = true;
 	m->getup_tries++;
 	memcpy(m->pos, s->position, sizeof(m->pos));
 	if (m->getup_front)
@@ -445,6 +468,7 @@ static void do_rest(struct motion *m)
 		start_unstiffen(m);
 		return;
 	case PH_MOVE:
+	case PH_SETTLE:
 	case PH_HOLD:
 		/* Only a sitting robot goes limp where it is. */
 		if (m->fall_state == FALL_SITTING && m->goal == POSE_SIT && m->phase == PH_HOLD)
@@ -475,7 +499,8 @@ static void apply_motion_req(struct motion *m)
 	}
 	if (!m->power_on)
 		return;	/* remembered for the next Wake */
-	if ((m->phase == PH_HOLD || m->phase == PH_MOVE) &&
+	/* Settling into Stand, a walk waits for it (SETTLE, then HOLD). */
+	if ((m->phase == PH_HOLD || m->phase == PH_MOVE || m->phase == PH_SETTLE) &&
 	    (m->goal != p || m->phase == PH_MOVE))
 		start_move(m, p, PH_HOLD);
 }
@@ -515,7 +540,8 @@ static void apply_watchdog(struct motion *m, int stage)
 	m->target_valid = false;
 	if (!m->power_on || m->fall_state != FALL_UPRIGHT)
 		return;
-	if ((m->phase == PH_HOLD || m->phase == PH_MOVE) && m->goal != POSE_STAND &&
+	if ((m->phase == PH_HOLD || m->phase == PH_MOVE || m->phase == PH_SETTLE) &&
+	    m->goal != POSE_STAND &&
 	    m->goal != POSE_SIT)
 		start_move(m, POSE_STAND, PH_HOLD);
 }
@@ -851,6 +877,48 @@ static void getup_keys_step(struct motion *m, const struct nb_sensors *s)
 	}
 }
 
+/* The leg joint furthest from the goal's pose, and how far (rad). */
+static float leg_error(const struct motion *m, const struct nb_sensors *s, int *joint)
+{
+	const float *to = pose_of(m, m->goal);
+	float worst = 0.0f;
+
+	*joint = LEG_FIRST;
+	for (int j = LEG_FIRST; j < LEG_FIRST + LEG_JOINTS; j++) {
+		float e = fabsf(s->position[j] - to[j]);
+
+		if (e > worst) {
+			worst = e;
+			*joint = j;
+		}
+	}
+	return worst;
+}
+
+/* SETTLE: Stand's pose held until the body stands in it (SETTLE_LEG_RAD). */
+static void settle_step(struct motion *m, const struct nb_sensors *s)
+{
+	int joint;
+	float err = leg_error(m, s, &joint);
+	bool still = fall_tilt(s) < FALL_TILT_UPRIGHT &&
+		     hypotf(s->gyroscope[0], s->gyroscope[1]) < SETTLE_RATE;
+
+	if (err > SETTLE_LEG_RAD || !still) {
+		m->settled = false;
+	} else if (!m->settled) {
+		m->settled = true;
+		m->settled_since = m->now;
+	}
+	if (m->settled && m->now - m->settled_since >= SETTLE_NS) {
+		enter_hold(m);
+	} else if (m->now - m->phase_since >= SETTLE_MAX_NS) {
+		note_warn(m, "motion: %s is still %.2f rad from Stand's pose after %.0f s%s: standing as it is",
+			  joint_name[joint], err, SETTLE_MAX_NS / 1e9,
+			  still ? "" : ", the torso not still");
+		enter_hold(m);
+	}
+}
+
 /* This cycle's command for the phase; moved: the walk's steps, if any. */
 static void phase_step(struct motion *m, const struct nb_sensors *s, float dt, float moved[3])
 {
@@ -870,9 +938,14 @@ static void phase_step(struct motion *m, const struct nb_sensors *s, float dt, f
 				set_phase(m, PH_GETUP_WAIT);
 			else if (m->after == PH_UNSTIFFEN)
 				start_unstiffen(m);
+			else if (m->goal == POSE_STAND)
+				set_phase(m, PH_SETTLE);
 			else
 				enter_hold(m);
 		}
+		break;
+	case PH_SETTLE:
+		settle_step(m, s);
 		break;
 	case PH_HOLD:
 		hold_step(m, s, dt, moved);
@@ -984,6 +1057,15 @@ void motion_status(const struct motion *m, struct motion_status *st)
 		st->motion = pose_name[req_pose(&m->req)];
 		break;
 	case PH_MOVE:
+	case PH_SETTLE:
+		/* The get-up goes on until it stands (fall_state: StandingUp). */
+		if (m->from_getup && m->goal == POSE_STAND) {
+			st->motion = m->getup_front ? "StandUpFront" : "StandUpBack";
+			if (st->fall == FALL_UPRIGHT)
+				st->fall = FALL_STANDING_UP;
+			break;
+		}
+		/* fall through */
 	case PH_HOLD:
 		if (m->walking)
 			st->motion = "Walk";
