@@ -78,7 +78,10 @@ def typed_state_and_events():
         check(ev == naobody.TouchEvent("HeadFront", True), f"{ev}")
         wait_for(lambda: robot.state().touch.head_front, 2, "State's head_front")
         check(list(robot.events(timeout=0.2)) == [], "no other event")
-        # naobodyd's own: a hot joint, in State and as an event.
+        # naobodyd's own: the odometry and how far off it may be (nothing
+        # walked yet); a hot joint, in State and as an event.
+        check(s.odometry == (0.0, 0.0, 0.0) and s.odometry_uncertainty == 0.0,
+              f"odometry {s.odometry} within {s.odometry_uncertainty}")
         check(s.hot_joints == (), f"hot_joints {s.hot_joints}")
         d.control("temperature LKneePitch 80")
         ev = next(e for e in robot.events(timeout=3) if isinstance(e, naobody.TemperatureEvent))

@@ -250,7 +250,7 @@ def state_fields():
         check(set(s) == {"time", "primary_state", "fall_state", "motion", "battery", "imu",
                          "sonar", "left_foot_pressure", "right_foot_pressure", "touch",
                          "joint_positions", "joint_temperatures", "joint_currents",
-                         "odometry", "hot_joints"},
+                         "odometry", "odometry_uncertainty", "hot_joints"},
               f"fields: {sorted(s)}")
         # Beyond the spec: the joints held back by their heat; none here.
         check(s["hot_joints"] == [], f"hot_joints {s['hot_joints']!r}")
@@ -259,8 +259,12 @@ def state_fields():
             check(isinstance(s["odometry"], list) and len(s["odometry"]) == 3
                   and all(isinstance(v, float) for v in s["odometry"]),
                   f"odometry {s['odometry']!r}")
+            check(s["odometry_uncertainty"] == 0.0,
+                  f"odometry_uncertainty before a step: {s['odometry_uncertainty']!r}")
         else:
             check(s["odometry"] is None, f"odometry on the real body: {s['odometry']!r}")
+            check(s["odometry_uncertainty"] is None,
+                  f"odometry_uncertainty on the real body: {s['odometry_uncertainty']!r}")
         check(abs(s["time"] - time.time()) < 1.0, f"time {s['time']} vs {time.time()}")
         check(s["primary_state"] in ("Unstiff", "Animation", "Initial", "Playing", "Finished"),
               s["primary_state"])
@@ -287,8 +291,10 @@ def state_fields():
         raw_bytes = c.recv_raw()
         while b"State" not in raw_bytes[:8]:
             raw_bytes = c.recv_raw()
-        # A map of 15: the spec's 13, odometry and hot_joints.
-        check(raw_bytes[:8] == b"\x81\xa5State\x8f", f"State header {raw_bytes[:8].hex()}")
+        # A map of 16 (a map16): the spec's 13, odometry, odometry_uncertainty
+        # and hot_joints.
+        check(raw_bytes[:10] == b"\x81\xa5State\xde\x00\x10",
+              f"State header {raw_bytes[:10].hex()}")
         i = raw_bytes.index(b"\xa4time") + 5
         check(raw_bytes[i] == 0xcb, "time is not a float64")
         i = raw_bytes.index(b"\xa6charge") + 7

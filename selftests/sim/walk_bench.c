@@ -117,7 +117,8 @@ static void getups(bool front)
 static void walk_tos(int n, enum walk_speed speed, const char *name, float *times, float *odo)
 {
 	unsigned int seed = 2026;
-	int arrived = 0, falls = 0;
+	int arrived = 0, falls = 0, beyond = 0;
+	float worst_share = 0.0f;
 
 	for (int i = 0; i < n; i++) {
 		struct walk_to_result res;
@@ -126,7 +127,9 @@ static void walk_tos(int n, enum walk_speed speed, const char *name, float *time
 		walk_to_target(&seed, &x, &y, &turn);
 		walk_to_trial(x, y, turn, speed, &res);
 		times[i] = res.seconds;
-		odo[i] = hypotf(res.at[0] - res.odometry[0], res.at[1] - res.odometry[1]);
+		odo[i] = res.odometry_error;
+		worst_share = fmaxf(worst_share, res.odometry_error / fmaxf(res.uncertainty, 1e-6f));
+		beyond += res.odometry_error > res.uncertainty;
 		falls += res.fell;
 		arrived += walk_to_arrived(&res);
 	}
@@ -137,6 +140,9 @@ static void walk_tos(int n, enum walk_speed speed, const char *name, float *time
 	       "odometry's error at the end, by the model: median %.3f m, worst %.3f m\n",
 	       name, n, arrived, falls, GOAL_ARRIVED * 100.0f,
 	       mark(arrived >= GOAL_ARRIVED * n && !falls), times[n / 2], odo[n / 2], odo[n - 1]);
+	printf("walk, WalkTo at %s: the odometry's error beyond State's odometry_uncertainty "
+	       "%d times of %d (goal 0: %s); at most %.2f of it\n", name, beyond, n,
+	       mark(!beyond), worst_share);
 }
 
 /* A walk at Fast stalled once, each length at each moment of a step. */

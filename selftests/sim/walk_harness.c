@@ -191,6 +191,8 @@ void walk_to_trial(float x, float y, float turn, enum walk_speed speed, struct w
 	memcpy(res->at, at, sizeof(at));
 	motion_status(r.m, &st);
 	memcpy(res->odometry, st.odometry, sizeof(res->odometry));
+	res->odometry_error = hypotf(at[0] - st.odometry[0], at[1] - st.odometry[1]);
+	res->uncertainty = st.odometry_uncertainty;
 	robot_down(&r);
 }
 

@@ -71,6 +71,8 @@ struct walk_to_result {
 	float seconds;			/* until the feet were together */
 	bool fell;
 	float at[3], odometry[3];	/* where it is; where it thinks it is */
+	float odometry_error;		/* m, between the two (x, y) */
+	float uncertainty;		/* m, State's odometry_uncertainty then */
 };
 void walk_to_trial(float x, float y, float turn, enum walk_speed speed,
 		   struct walk_to_result *res);

@@ -279,8 +279,8 @@ FIXTURE_TEARDOWN(long_walk) {}
 TEST_F_TIMEOUT(long_walk, walk_to_100_random_targets, 1800)
 {
 	unsigned int seed = 2026;
-	float times[100], worst_d = 0.0f, worst_a = 0.0f;
-	int arrived = 0, falls = 0, n = 100;
+	float times[100], worst_d = 0.0f, worst_a = 0.0f, worst_share = 0.0f;
+	int arrived = 0, falls = 0, beyond = 0, n = 100;
 
 	for (int i = 0; i < n; i++) {
 		struct walk_to_result res;
@@ -292,6 +292,14 @@ TEST_F_TIMEOUT(long_walk, walk_to_100_random_targets, 1800)
 		worst_d = fmaxf(worst_d, res.miss_m);
 		worst_a = fmaxf(worst_a, res.miss_rad);
 		falls += res.fell;
+		/* State's odometry_uncertainty bounds the odometry's error. */
+		worst_share = fmaxf(worst_share, res.odometry_error / fmaxf(res.uncertainty, 1e-6f));
+		if (res.odometry_error > res.uncertainty) {
+			beyond++;
+			TH_LOG("target %d (%.2f, %.2f, %.0f deg): the odometry %.3f m off, State "
+			       "said %.3f m at most", i, x, y, turn / DEG, res.odometry_error,
+			       res.uncertainty);
+		}
 		if (walk_to_arrived(&res))
 			arrived++;
 		else
@@ -305,7 +313,10 @@ TEST_F_TIMEOUT(long_walk, walk_to_100_random_targets, 1800)
 	TH_LOG("%d of %d arrived within 10 cm and 10 deg, %d fell; worst %.3f m, %.1f deg; "
 	       "median time at Normal %.1f s", arrived, n, falls, worst_d, worst_a / DEG,
 	       times[n / 2]);
+	TH_LOG("the odometry's error at most %.2f of State's odometry_uncertainty; beyond it "
+	       "%d times", worst_share, beyond);
 	EXPECT_EQ(0, falls);
+	EXPECT_EQ(0, beyond);
 	/*
 	 * The issue's bar. The engine makes 98 here since it backs to a target
 	 * behind instead of turning half a circle on the spot, where the

@@ -85,6 +85,7 @@ struct motion_status {
 	uint32_t hot;			/* bit j: LoLA joint j is hot, its stiffness held (care.h) */
 	bool has_odometry;		/* on a body that can walk */
 	float odometry[3];		/* x, y (m), heading (rad): odometry.h */
+	float odometry_uncertainty;	/* m: odometry_uncertainty() */
 };
 
 struct motion;

@@ -19,9 +19,17 @@
 
 struct odometry {
 	float pose[3];		/* x, y (m), heading (rad) */
+	float path;		/* m walked, however it turned */
+	float turned;		/* rad turned, either way */
 };
 
 void odometry_reset(struct odometry *o);
+
+/*
+ * How far from the truth pose[0..1] may be (m): a bound that grows with
+ * the way walked and the turns made (odometry.c says how it was set).
+ */
+float odometry_uncertainty(const struct odometry *o);
 
 /*
  * One cycle of dt seconds. moved: the gait's step this cycle (x, y in the

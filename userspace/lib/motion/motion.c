@@ -1028,6 +1028,7 @@ void motion_status(const struct motion *m, struct motion_status *st)
 	st->hot = m->care.hot;
 	st->has_odometry = m->walk != NULL;
 	memcpy(st->odometry, m->odo.pose, sizeof(st->odometry));
+	st->odometry_uncertainty = odometry_uncertainty(&m->odo);
 	st->fall = m->fall_state;
 	if (m->phase == PH_GETUP_KEYS || m->phase == PH_GETUP_SIT || m->phase == PH_GETUP_WAIT)
 		st->fall = FALL_STANDING_UP;

@@ -856,6 +856,7 @@ static void publish_state(struct api *api, const struct body_news *n, uint64_t c
 	v.motion = n->status.motion;
 	v.s = &n->frame.s;
 	v.odometry = n->status.has_odometry ? n->status.odometry : NULL;
+	v.odometry_uncertainty = n->status.odometry_uncertainty;
 	v.hot = n->status.hot;
 	api->scratch.len = 0;
 	if (codec_state(&api->scratch, &v)) {

@@ -816,7 +816,7 @@ int codec_state(struct buf *b, const struct state_view *v)
 	size_t at = frame_begin(b, &pk, &err);
 
 	err |= pack_tag(&pk, "State");
-	err |= msgpack_pack_map(&pk, 15);
+	err |= msgpack_pack_map(&pk, 16);
 	err |= pack_str(&pk, "time");
 	err |= msgpack_pack_double(&pk, v->time);
 	err |= pack_str(&pk, "primary_state");
@@ -828,6 +828,9 @@ int codec_state(struct buf *b, const struct state_view *v)
 	/* Beyond the spec (Documentation/naobodyd.rst, "Subscribe and State"). */
 	err |= pack_str(&pk, "odometry");
 	err |= v->odometry ? pack_floats(&pk, v->odometry, 3) : msgpack_pack_nil(&pk);
+	err |= pack_str(&pk, "odometry_uncertainty");
+	err |= v->odometry ? msgpack_pack_float(&pk, v->odometry_uncertainty) :
+			     msgpack_pack_nil(&pk);
 	/* The joints held back by their heat (motion/care.h), the API's names. */
 	err |= pack_str(&pk, "hot_joints");
 	for (int i = 0; i < API_JOINTS; i++)

@@ -111,6 +111,7 @@ struct state_view {
 	const char *motion;
 	const struct nb_sensors *s;
 	const float *odometry;		/* x, y (m), heading (rad); NULL: none */
+	float odometry_uncertainty;	/* m, with odometry */
 	uint32_t hot;			/* bit j: LoLA joint j is hot (motion/care.h) */
 };
 

@@ -352,6 +352,7 @@ class State:
     joint_temperatures: Joints   # degrees C
     joint_currents: Joints       # A
     odometry: Optional[Tuple[float, float, float]] = None  # m, m, rad; naobodyd's
+    odometry_uncertainty: Optional[float] = None  # m: how far off odometry may be
     hot_joints: Tuple[str, ...] = ()  # naobodyd's: joints held back by their heat
 
     @classmethod
@@ -388,6 +389,8 @@ class State:
                                        "joint_temperatures"),
             joint_currents=_joints(s.get("joint_currents", [0] * 26), "joint_currents"),
             odometry=None if odo is None else _floats(odo, 3, "odometry"),
+            odometry_uncertainty=(None if s.get("odometry_uncertainty") is None else
+                                  _num(s["odometry_uncertainty"], "odometry_uncertainty")),
             hot_joints=tuple(str(j) for j in (s.get("hot_joints") or [])))
 
 
