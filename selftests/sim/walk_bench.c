@@ -8,7 +8,9 @@
  *   - forward speed at Slow, Normal and Fast (WalkToward (1, 0), 10 s after
  *     2 s of speeding up; WalkToward has no backward or sideways), and the
  *     worst torque a position error asked of any motor meanwhile (above 1,
- *     the motor saturates; the model gives at most its maximum);
+ *     the motor saturates; the model gives at most its maximum), the most
+ *     loaded motor's share averaged over the walk, and how far a foot
+ *     slipped on the floor while in contact (slip_cycle());
  *   - the turning rate on the spot at Fast (WalkToward (0, 1));
  *   - 100 WalkTo targets at random within 2 m and +-180 degrees at Normal
  *     and at Fast: how many arrive within 10 cm and 10 degrees, how many
@@ -47,6 +49,8 @@
 /* Issue 33's goals, printed beside the figures. */
 #define GOAL_FAST	0.27f	/* m/s forward at Fast: B-Human's fastest-walk figure */
 #define GOAL_PEAK	1.0f	/* of a motor's maximum torque */
+#define GOAL_MEAN	0.8f	/* ... the most loaded motor's, averaged over a walk */
+#define GOAL_SLIP	0.01f	/* m, a foot in contact, its worst (ours, provisional) */
 #define GOAL_ARRIVED	0.99f	/* of the WalkTo targets, 0 falls */
 #define GOAL_FRONT_S	5.0f	/* median, from the push to Stand */
 #define GOAL_BACK_S	7.0f
@@ -71,11 +75,49 @@ static const char *mark(bool met)
 struct gait_figure {
 	float forward, left, turn;	/* m/s, m/s, rad/s, by the physics */
 	struct sim_physics_worst load;	/* over the measure */
+	float slip_median, slip_worst;	/* m, a support foot's, over its stances */
+	int stances;
 	bool fell;
 	double cpu_per_cycle;		/* s */
 };
 
-/* WalkToward (x, y) at speed: the torso's rates over MEASURE_S. */
+/*
+ * A foot's slip on the floor: a foot is in contact while its FSRs carry at
+ * least STANCE_SHARE of the robot's weight; its sole's place in the world
+ * (the model's) when that began, and the furthest it moved from there
+ * (x, y) before it ended, is that contact's slip.
+ */
+#define STANCE_SHARE	0.1f
+struct slip_watch {
+	bool stance[2];
+	float from[2][3], worst[2];
+	float slips[4096];
+	int n;
+};
+
+static void slip_cycle(struct slip_watch *w, struct robot *r, float weight)
+{
+	for (int f = 0; f < 2; f++) {
+		float kg = 0.0f, at[3];
+		bool on;
+
+		for (int i = 0; i < NAOBODY_FSRS / 2; i++)
+			kg += r->f.s.fsr[f * NAOBODY_FSRS / 2 + i];
+		on = kg >= weight * STANCE_SHARE;
+		sim_physics_sole_world(r->p, f, at);
+		if (on && !w->stance[f]) {
+			memcpy(w->from[f], at, sizeof(at));
+			w->worst[f] = 0.0f;
+		} else if (on) {
+			w->worst[f] = fmaxf(w->worst[f], hypotf(at[0] - w->from[f][0],
+								 at[1] - w->from[f][1]));
+		} else if (w->stance[f] && w->n < (int)(sizeof(w->slips) / sizeof(w->slips[0]))) {
+			w->slips[w->n++] = w->worst[f];
+		}
+		w->stance[f] = on;
+	}
+}
+
 /* GETUP_TRIALS pushes one way, getup_test's; printed. */
 static void getups(bool front)
 {
@@ -169,10 +211,12 @@ static void stalls(void)
 	}
 }
 
+/* WalkToward (x, y) at speed: the torso's rates, the motors' load and the feet's slip over MEASURE_S. */
 static bool measure(float x, float y, enum walk_speed speed, struct gait_figure *g)
 {
+	static struct slip_watch slip;
 	struct robot r;
-	float a[3], b[3], turned = 0.0f, prev;
+	float a[3], b[3], turned = 0.0f, prev, weight;
 	int cycles = (int)(MEASURE_S / CYCLE_S);
 	double t0;
 
@@ -183,6 +227,8 @@ static bool measure(float x, float y, enum walk_speed speed, struct gait_figure 
 	robot_run(&r, RUN_UP_S);
 	robot_where(&r, a);
 	prev = a[2];
+	weight = sim_physics_mass(r.p);
+	memset(&slip, 0, sizeof(slip));
 	sim_physics_torque_reset(r.p);
 	t0 = cpu_s();
 	for (int i = 0; i < cycles; i++) {
@@ -190,8 +236,15 @@ static bool measure(float x, float y, enum walk_speed speed, struct gait_figure 
 		robot_where(&r, b);
 		turned += angle_wrap(b[2] - prev);
 		prev = b[2];
+		slip_cycle(&slip, &r, weight);
 	}
 	g->cpu_per_cycle = (cpu_s() - t0) / cycles;
+	g->stances = slip.n;
+	if (slip.n) {
+		qsort(slip.slips, slip.n, sizeof(slip.slips[0]), float_order);
+		g->slip_median = slip.slips[slip.n / 2];
+		g->slip_worst = slip.slips[slip.n - 1];
+	}
 	/* The way in the heading it had at the start of the measure. */
 	g->forward = (cosf(a[2]) * (b[0] - a[0]) + sinf(a[2]) * (b[1] - a[1])) / MEASURE_S;
 	g->left = (-sinf(a[2]) * (b[0] - a[0]) + cosf(a[2]) * (b[1] - a[1])) / MEASURE_S;
@@ -245,6 +298,12 @@ int main(int argc, char **argv)
 		       gaits[i].what, g.forward, g.left, g.turn, g.fell ? " (FELL)" : "",
 		       g.load.asked, g.load.asked_joint >= 0 ? joint_name[g.load.asked_joint] : "-",
 		       GOAL_PEAK, mark(g.load.asked <= GOAL_PEAK), g.cpu_per_cycle * 1e3);
+		printf("walk, %s: the most loaded motor asked %.2f of its maximum on average "
+		       "(goal %.1f: %s); a foot in contact slipped %.1f mm at the median, %.1f mm "
+		       "at worst, over %d contacts (goal %.0f mm: %s)\n", gaits[i].what,
+		       g.load.mean_asked, GOAL_MEAN, mark(g.load.mean_asked <= GOAL_MEAN),
+		       g.slip_median * 1e3f, g.slip_worst * 1e3f, g.stances, GOAL_SLIP * 1e3f,
+		       mark(g.stances && g.slip_worst <= GOAL_SLIP));
 		if (gaits[i].speed == SPEED_FAST && gaits[i].x > 0.0f)
 			printf("walk, forward at Fast: %.3f m/s (goal %.2f m/s: %s)\n", g.forward,
 			       GOAL_FAST, mark(g.forward >= GOAL_FAST));

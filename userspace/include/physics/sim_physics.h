@@ -96,11 +96,14 @@ void sim_physics_hold(struct sim_physics *p, bool on, float height);
 /*
  * The worst |motor torque| / its maximum since the last reset: what the
  * motors gave (at most 1: they are clamped), and what the position error
- * asked for before the clamp (above 1: a motor saturated).
+ * asked for before the clamp (above 1: a motor saturated). mean_asked: the
+ * most loaded motor's asked share, whichever motor it is, averaged over the
+ * model's steps since the reset (a walk's mean load).
  */
 struct sim_physics_worst {
 	float given, asked;
 	int given_joint, asked_joint;	/* LoLA's joint, -1: none since the reset */
+	float mean_asked;
 };
 void sim_physics_torque_ratio(const struct sim_physics *p, struct sim_physics_worst *w);
 void sim_physics_torque_reset(struct sim_physics *p);
@@ -138,5 +141,7 @@ float sim_physics_mass(const struct sim_physics *p);
  */
 void sim_physics_torso(const struct sim_physics *p, float out[4]);
 void sim_physics_sole(const struct sim_physics *p, int foot, float out[4]);
+/* A sole's place in the world (x, y, z in m): its site, foot 0 left, 1 right. */
+void sim_physics_sole_world(const struct sim_physics *p, int foot, float out[3]);
 
 #endif

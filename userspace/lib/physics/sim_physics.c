@@ -144,12 +144,15 @@ struct sim_physics {
 	double hold_at[3];
 	float worst_given, worst_asked;
 	int worst_given_joint, worst_asked_joint;	/* LoLA's, -1: none yet */
+	double load_sum;	/* each step's most loaded motor's asked share ... */
+	long load_steps;	/* ... over this many steps, since the reset */
 	double behind;		/* the time the model has still to run, s */
 };
 
 static void drive(struct sim_physics *p, const float target[NJ], const float stiffness[NJ])
 {
 	mjData *d = p->d;
+	double load = 0.0;
 
 	for (int j = 0; j < NJ; j++) {
 		double err = target[j] - d->qpos[p->qpos[j]];
@@ -166,7 +169,10 @@ static void drive(struct sim_physics *p, const float target[NJ], const float sti
 			p->worst_asked = (float)(k * fabs(asked) / p->max[j]);
 			p->worst_asked_joint = j;
 		}
+		load = fmax(load, k * fabs(asked) / p->max[j]);
 	}
+	p->load_sum += load;
+	p->load_steps++;
 }
 
 /*
@@ -533,12 +539,15 @@ void sim_physics_torque_ratio(const struct sim_physics *p, struct sim_physics_wo
 	w->asked = p->worst_asked;
 	w->given_joint = p->worst_given_joint;
 	w->asked_joint = p->worst_asked_joint;
+	w->mean_asked = p->load_steps ? (float)(p->load_sum / p->load_steps) : 0.0f;
 }
 
 void sim_physics_torque_reset(struct sim_physics *p)
 {
 	p->worst_given = p->worst_asked = 0.0f;
 	p->worst_given_joint = p->worst_asked_joint = -1;
+	p->load_sum = 0.0;
+	p->load_steps = 0;
 }
 
 void sim_physics_impact(const struct sim_physics *p, struct sim_physics_impact *out)
@@ -580,6 +589,14 @@ void sim_physics_sole(const struct sim_physics *p, int foot, float out[4])
 	for (int i = 0; i < 3; i++)
 		out[i] = (float)(r[i] * v[0] + r[3 + i] * v[1] + r[6 + i] * v[2]);
 	out[3] = (float)atan2(ay, ax);
+}
+
+void sim_physics_sole_world(const struct sim_physics *p, int foot, float out[3])
+{
+	const double *sx = &p->d->site_xpos[3 * p->sole_site[foot]];
+
+	for (int i = 0; i < 3; i++)
+		out[i] = (float)sx[i];
 }
 
 /* The model's names and actuators, or an error: the model is not the NAO's. */

@@ -76,6 +76,10 @@ void sim_physics_sole(const struct sim_physics *p, int foot, float out[4])
 {
 }
 
+void sim_physics_sole_world(const struct sim_physics *p, int foot, float out[3])
+{
+}
+
 float sim_physics_mass(const struct sim_physics *p)
 {
 	return 0.0f;
