@@ -16,7 +16,7 @@
  *     and at Fast: how many arrive within 10 cm and 10 degrees, how many
  *     fall, the median time, and the odometry's error at the end against
  *     the model's torso (walk_test holds Normal's to its bar);
- *   - the body loop stalled once mid-walk at Fast, 50 to 200 ms at five
+ *   - the body loop stalled once mid-walk at Fast, 50 to 200 ms at ten
  *     moments of a step (robot_stall()): how many walks fall;
  *   - getting up: 20 pushes each way (getup_test's, from the same seeds),
  *     how many end standing, the median time from the push to Stand, the
@@ -57,7 +57,7 @@
 #define WALK_AFTER_S	0.2f	/* a walk asked this long after Stand */
 
 static const float stall_s[] = { 0.05f, 0.10f, 0.15f, 0.20f };
-#define STALL_PHASES	5
+#define STALL_PHASES	10
 
 static double cpu_s(void)
 {
