@@ -27,7 +27,6 @@
 #define TEST_TIMEOUT_DEFAULT 900
 
 #include <motion/joints.h>
-#include <motion/poses.h>
 #include "walk_harness.h"
 
 #define WALK_AFTER_S	0.2f	/* the client's delay after the first Stand State */
@@ -43,22 +42,6 @@ static enum primary_state primary(struct robot *r)
 
 	motion_status(r->m, &st);
 	return st.primary;
-}
-
-/* The leg joint furthest from Stand's pose, by the body's sensors (rad). */
-static float leg_error(const struct robot *r, int *joint)
-{
-	float worst = 0.0f;
-
-	for (int j = NAOBODY_L_HIP_YAW_PITCH; j <= NAOBODY_R_ANKLE_ROLL; j++) {
-		float e = fabsf(r->f.s.position[j] - motion_poses[POSE_STAND][j]);
-
-		if (e > worst) {
-			worst = e;
-			*joint = j;
-		}
-	}
-	return worst;
 }
 
 /* Cycles until State's motion is `motion` (and held, if held); false at the bound. */
@@ -95,7 +78,7 @@ static void from_pose(struct __test_metadata *_metadata, enum motion_kind kind,
 			      speed);
 		/* The walk waits for Stand held: the legs are in its pose by then. */
 		ASSERT_TRUE(until_motion(&r, "Stand", true) || !strcmp(robot_motion(&r), "Walk"));
-		err = leg_error(&r, &joint);
+		err = stand_leg_error(&r, &joint);
 		EXPECT_LE(err, LEG_TOLERANCE)
 			TH_LOG("from %s, Stand held with %s %.3f rad from its pose", name,
 			       joint_name[joint], err);

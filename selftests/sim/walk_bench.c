@@ -75,8 +75,8 @@ static const char *mark(bool met)
 struct gait_figure {
 	float forward, left, turn;	/* m/s, m/s, rad/s, by the physics */
 	struct sim_physics_worst load;	/* over the measure */
-	float slip_median, slip_worst;	/* m, a support foot's, over its stances */
-	int stances;
+	float slip_median, slip_worst;	/* m, a foot's, over its contacts (slip_cycle()) */
+	int stances;			/* contacts counted */
 	bool fell;
 	double cpu_per_cycle;		/* s */
 };

@@ -219,13 +219,19 @@ static enum fall_state fall_now(struct robot *r)
 	return st.fall;
 }
 
-/* The leg joint furthest from Stand's pose, rad, as the body measures it. */
-static float stand_leg_error(const struct robot *r)
+float stand_leg_error(const struct robot *r, int *joint)
 {
 	float worst = 0.0f;
 
-	for (int j = NAOBODY_L_HIP_YAW_PITCH; j <= NAOBODY_R_ANKLE_ROLL; j++)
-		worst = fmaxf(worst, fabsf(r->f.s.position[j] - motion_poses[POSE_STAND][j]));
+	for (int j = NAOBODY_L_HIP_YAW_PITCH; j <= NAOBODY_R_ANKLE_ROLL; j++) {
+		float e = fabsf(r->f.s.position[j] - motion_poses[POSE_STAND][j]);
+
+		if (e > worst) {
+			worst = e;
+			if (joint)
+				*joint = j;
+		}
+	}
 	return worst;
 }
 
@@ -265,7 +271,7 @@ void getup_walk_trial(bool front, float force, float angle, float walk_after,
 			break;
 	}
 	res->seconds = t;
-	res->stand_leg_error = stand_leg_error(&r);
+	res->stand_leg_error = stand_leg_error(&r, NULL);
 	if (t < GETUP_LIMIT_S && walk_after >= 0.0f) {
 		robot_run(&r, walk_after);
 		robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_NORMAL);

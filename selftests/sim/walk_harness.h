@@ -60,6 +60,11 @@ void robot_run(struct robot *r, float seconds);
 void robot_stall(struct robot *r, float seconds);
 /* State's motion now. */
 const char *robot_motion(struct robot *r);
+/*
+ * How far the leg joint furthest from Stand's pose is from it (rad), as the
+ * body's sensors read; which joint in *joint unless NULL.
+ */
+float stand_leg_error(const struct robot *r, int *joint);
 /* The torso in the start's frame: x, y (m), yaw (rad). */
 void robot_where(struct robot *r, float out[3]);
 void robot_request(struct robot *r, enum motion_kind kind, float x, float y,
