@@ -17,7 +17,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nbtest import LATE, WAIT, Client, Daemon, Tap, binary, check, note, wait_for  # noqa: E402
-from resttest import Sse, request, token_of  # noqa: E402
+from resttest import Sse, first_state, request, token_of  # noqa: E402
 
 tap = Tap()
 
@@ -177,6 +177,25 @@ def test_state_converted():
         c1 = s["cycle"]
         wait_for(lambda: request(d.rest_port, "GET", "/state", t).json["cycle"] > c1 + 5,
                  WAIT, "the state's cycle to move on")
+
+
+@tap.test
+def test_state_odometry_and_hot_joints():
+    """GET /state: the odometry with its uncertainty, as the robot API's State; a hot joint named"""
+    with Daemon(rest=True) as d:
+        t = token_of(d)
+        first_state(d, t)
+        s = request(d.rest_port, "GET", "/state", t).json
+        check(isinstance(s["odometry"], list) and len(s["odometry"]) == 3
+              and s["odometry_uncertainty"] == 0.0 and s["hot_joints"] == [],
+              f"before a step and while cool: odometry {s['odometry']!r}, uncertainty "
+              f"{s['odometry_uncertainty']!r}, hot {s['hot_joints']!r}")
+        d.control("temperature RKneePitch 78")
+        wait_for(lambda: request(d.rest_port, "GET", "/state", t).json["hot_joints"]
+                 == ["right_knee_pitch"], WAIT, "/state's hot_joints to name the right knee")
+        d.control("temperature RKneePitch 68")
+        wait_for(lambda: request(d.rest_port, "GET", "/state", t).json["hot_joints"] == [],
+                 WAIT, "/state's hot_joints to empty")
 
 
 @tap.test

@@ -106,6 +106,17 @@ static json_t *joints(const float *lola)
 	return a;
 }
 
+/* The joints whose stiffness their heat holds (care.h), by the API's names. */
+static json_t *hot_joints(uint32_t hot)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < API_JOINTS; i++)
+		if (hot & (1U << api_joint_lola[i]))
+			json_array_append_new(a, json_string(api_joint_name[i]));
+	return a;
+}
+
 /*
  * LoLA's battery temperature has the 0.1 factor applied twice (28 C reads
  * 2.8; the body sensors spec): the REST API reports whole degrees Celsius.
@@ -135,6 +146,9 @@ static json_t *state_json(const struct body_news *n)
 	json_object_set_new(o, "motion", json_string(n->status.motion ? n->status.motion : ""));
 	json_object_set_new(o, "odometry", n->status.has_odometry ?
 			    floats(n->status.odometry, 3) : json_null());
+	json_object_set_new(o, "odometry_uncertainty", n->status.has_odometry ?
+			    json_real(n->status.odometry_uncertainty) : json_null());
+	json_object_set_new(o, "hot_joints", hot_joints(n->status.hot));
 	json_object_set_new(o, "battery",
 			    json_pack("{s:f,s:f,s:I,s:b}", "charge", (double)s->battery[0],
 				      "current", (double)s->battery[2], "temperature",
