@@ -176,7 +176,7 @@ static const struct simctl_cmd requests[RQ_COUNT] = {
 	[RQ_DRAIN] = { .name = "drain", .usage = "drain COUNTS_PER_1000_CYCLES" },
 	[RQ_FOLLOW] = { .name = "follow", .usage = "follow on|off" },
 	[RQ_PHYSICS] = { .name = "physics", .flags = SIMCTL_PHYSICS,
-			 .usage = "physics [reset|push FX FY S|hold H|off]" },
+			 .usage = "physics [reset|push FX FY S|hold H|hold off]" },
 	[RQ_VERSION] = { .name = "version", .usage = "version BOARD|all CONFIG_VERSION" },
 	[RQ_BOOTLOADER] = { .name = "bootloader", .usage = "bootloader on|off" },
 	[RQ_BOARD] = { .name = "board", .usage = "board BOARD down|up" },
