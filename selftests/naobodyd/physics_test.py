@@ -192,6 +192,86 @@ def pushed_falls_that_way():
                  f"{physics(d)['torso_height']:.3f} m")
 
 
+# The backward protective fall against the falls a client can cause without
+# it, through the API's own means: the same push while a LoLA client holds
+# Stand's pose (falls are a LoLA client's business, so the motion layer
+# takes no pose), stiff as it stood and soft (0.2, the motion layer's own
+# soft fall), and a Stop (the motors limp). The measure is the model's:
+# how fast the head went into the floor ("physics", head_speed). Seen on
+# the model: 1.38 m/s protective; 3.38 stiff, 3.22 soft, 2.18 limp.
+SOFTER = 0.7		# the protective fall's head speed, at most this of each other's
+
+
+def head_impact(d, what):
+    p = physics(d)
+    check(p["head_touched"] == 1, f"{what}: the head never touched the floor")
+    return p["head_speed"]
+
+
+def protective_fall_back():
+    with physical() as d:
+        c = awake(d)
+        body_window(c, 0.5)
+        d.control("physics reset")
+        d.control("push back")
+        c.until_body(lambda s: s["fall_state"] == "Fallen", 5, "Fallen, pushed back")
+        check("falling backwards: protective pose" in d.log(), "no protective pose in the log")
+        return head_impact(d, "protective")
+
+
+def lola_fall_back(stiffness):
+    """Pushed back while a LoLA client holds the pose Stand left, at stiffness."""
+    with physical() as d:
+        c = awake(d)
+        body_window(c, 0.5)
+        lola = Lola(d)
+        try:
+            pose = lola.read()["Position"]
+            hold = {"Position": pose, "Stiffness": [stiffness] * 25}
+            for _ in range(40):
+                lola.read()
+                lola.send(hold)
+            d.control("physics reset")
+            d.control("push back")
+            # Until the head has touched and the body has had 0.5 s more (in
+            # cycles, the body's time); 5 s of it is a hang's bound.
+            after = None
+            for cycle in range(420):
+                lola.read()
+                lola.send(hold)
+                if after is None and physics(d)["head_touched"]:
+                    after = cycle
+                if after is not None and cycle - after > 40:
+                    break
+        finally:
+            lola.close()
+        check("protective pose" not in d.log(), "a LoLA client's fall took the protective pose")
+        return head_impact(d, f"LoLA, stiffness {stiffness}")
+
+
+def stopped_collapse():
+    with physical() as d:
+        c = awake(d)
+        body_window(c, 0.5)
+        d.control("physics reset")
+        c.send("Stop")
+        c.until_body(lambda s: s["fall_state"] == "Fallen", 5, "Fallen after Stop")
+        return head_impact(d, "Stop")
+
+
+@tap.test
+def protective_fall_back_is_softer():
+    """The backward protective fall: the head meets the floor slower than pushed under a LoLA client or after Stop"""
+    protective = protective_fall_back()
+    others = {"LoLA stiff": lola_fall_back(1.0), "LoLA soft": lola_fall_back(0.2),
+              "Stop": stopped_collapse()}
+    note(f"head into the floor: protective {protective:.2f} m/s; " +
+         ", ".join(f"{k} {v:.2f}" for k, v in others.items()))
+    for what, speed in others.items():
+        check(protective <= SOFTER * speed, f"the protective fall's head {protective:.2f} m/s, "
+              f"{what}'s {speed:.2f}: not {SOFTER} of it or less")
+
+
 # A push's way is the robot's: front is the way it faces. Turned a quarter
 # turn first (WalkTo's turn_to), so that the world's axes and its own differ;
 # where the torso lands, from where it stood, in its frame as it stood, says

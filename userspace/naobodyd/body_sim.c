@@ -832,27 +832,32 @@ static bool cmd_log(struct sim *s, char **w, int argc, char *out, size_t n)
 static bool cmd_physics(struct sim *s, char **w, int argc, char *out, size_t n)
 {
 	struct sim_physics_worst wo;
+	struct sim_physics_impact im;
 	float fsr = 0.0f, at[4];
 
+	/* The worst torques and the head's impact are since the last reset. */
 	if (argc == 2) {
 		if (strcmp(w[1], "reset"))
 			return false;
 		sim_physics_torque_reset(s->phys);
+		sim_physics_impact_reset(s->phys);
 		snprintf(out, n, "ok");
 		return true;
 	}
 	sim_physics_torque_ratio(s->phys, &wo);
+	sim_physics_impact(s->phys, &im);
 	for (int i = 0; i < NAOBODY_FSRS; i++)
 		fsr += s->ps.fsr[i];
 	sim_physics_torso(s->phys, at);
 	snprintf(out, n, "ok torso_height=%.4f roll=%.4f pitch=%.4f fsr_kg=%.3f "
 		 "mass_kg=%.3f torque_given=%.3f torque_given_joint=%s "
 		 "torque_asked=%.3f torque_asked_joint=%s torso_x=%.4f torso_y=%.4f "
-		 "torso_yaw=%.4f",
+		 "torso_yaw=%.4f head_touched=%d head_speed=%.3f arm_before_head=%d",
 		 s->ps.torso_height, s->ps.angles[0], s->ps.angles[1], fsr,
 		 sim_physics_mass(s->phys), wo.given,
 		 wo.given_joint >= 0 ? joint_name[wo.given_joint] : "-", wo.asked,
-		 wo.asked_joint >= 0 ? joint_name[wo.asked_joint] : "-", at[0], at[1], at[3]);
+		 wo.asked_joint >= 0 ? joint_name[wo.asked_joint] : "-", at[0], at[1], at[3],
+		 im.head_touched, im.head_speed, im.arm_before_head);
 	return true;
 }
 

@@ -402,6 +402,7 @@ void core_cycle(struct daemon *d, const struct body_frame *f)
 	watchdog_step(d, now);
 	/* Without the gate, the motion layer drives: limp. */
 	lola = d->ctl == CTL_LOLA && d->wd.stage == 0 && stiffen;
+	in.elsewhere = lola;
 	motion_hold_limp(d->motion, stiffen ? NULL : uncalibrated_why);
 
 	if (!lola && d->lola_driving)

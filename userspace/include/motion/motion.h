@@ -33,6 +33,12 @@ struct motion_body {
 struct motion_input {
 	uint64_t time_ns;		/* CLOCK_MONOTONIC: the state was taken */
 	bool stopped;			/* the death switch is latched */
+	/*
+	 * Another client drives the joints (a LoLA client: falls are its
+	 * business): the motion layer still reads the sensors (the fall
+	 * detector, State) but takes no protective fall of its own.
+	 */
+	bool elsewhere;
 	const struct nb_sensors *s;
 };
 

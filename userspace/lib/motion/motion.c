@@ -1010,7 +1010,8 @@ void motion_update(struct motion *m, const struct motion_input *in, struct nb_ac
 	apply_limp(m, in->stopped);
 	apply_care(m, s);
 	apply_pending(m, s);
-	catch_fall(m, s, getting_up);
+	if (!in->elsewhere)
+		catch_fall(m, s, getting_up);
 	phase_step(m, s, dt, moved);
 
 	/*
