@@ -204,4 +204,50 @@ TEST(falling_while_put_to_rest_only_softens)
 	robot_down(&r);
 }
 
+/*
+ * The contact's friction is what the feet hold with (sim_physics_friction(),
+ * the bench's runs at other figures): standing in Stand, a steady 5 N
+ * forward on the torso for 0.5 s, less than topples it, moves neither foot
+ * at the model's friction (1.0), and slides both at 0.05, where the floor
+ * holds at most 0.05 of the weight (about 2.7 N).
+ */
+static float push_slides(float friction)
+{
+	struct robot r;
+	float before[2][3], after[2][3], moved = 0.0f;
+
+	harness_friction = friction;
+	if (!robot_up(&r)) {
+		harness_friction = 0.0f;
+		return -1.0f;
+	}
+	harness_friction = 0.0f;
+	robot_run(&r, 0.2f);
+	for (int f = 0; f < 2; f++)
+		sim_physics_sole_world(r.p, f, before[f]);
+	sim_physics_push(r.p, 5.0f, 0.0f, 0.5f);
+	robot_run(&r, 1.0f);
+	for (int f = 0; f < 2; f++) {
+		sim_physics_sole_world(r.p, f, after[f]);
+		moved = fmaxf(moved, hypotf(after[f][0] - before[f][0],
+					    after[f][1] - before[f][1]));
+	}
+	if (r.fell)
+		moved = -1.0f;
+	robot_down(&r);
+	return moved;
+}
+
+TEST(the_feet_hold_by_the_contacts_friction)
+{
+	float held = push_slides(0.0f), slid = push_slides(0.05f);
+
+	TH_LOG("5 N for 0.5 s: a foot moved %.1f mm at friction 1.0, %.1f mm at 0.05",
+	       held * 1e3f, slid * 1e3f);
+	ASSERT_GE(held, 0.0f);	/* stood (a negative: it fell) */
+	ASSERT_GE(slid, 0.0f);
+	EXPECT_LT(held, 0.002f);
+	EXPECT_GT(slid, 0.02f);
+}
+
 TEST_HARNESS_MAIN

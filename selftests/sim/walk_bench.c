@@ -22,6 +22,10 @@
  *     how many end standing, the median time from the push to Stand, the
  *     worst torque asked, how far from Stand's pose the legs were when
  *     State first said Stand, and how many fall walking 0.2 s after it;
+ *   - Normal's forward walk (its slip), WalkTo (20 targets a speed) and
+ *     the get-ups again at the sliding friction other NAO simulators use,
+ *     0.5, and a carpet's 0.8 (the model's 1.0 is a convention, not a
+ *     measurement);
  *   - the CPU a walking cycle costs here (the motion layer, the engine and
  *     the physics), as a ratio to the 12 ms it simulates.
  *
@@ -57,6 +61,23 @@
 #define WALK_AFTER_S	0.2f	/* a walk asked this long after Stand */
 
 static const float stall_s[] = { 0.05f, 0.10f, 0.15f, 0.20f };
+
+/*
+ * The contact's sliding friction is other simulators' convention, 1.0 (the
+ * model's), not a measured figure (nao6-model.rst, Contact): WalkTo and
+ * the get-ups again at the other figures in use, each with its source.
+ */
+static const struct {
+	float sliding;
+	const char *source;
+} frictions[] = {
+	{ 0.5f, "Aldebaran's URDF for Gazebo, 0.5; HULKs' Webots worlds, 0.45" },
+	{ 0.8f, "a carpet's 0.82, Brandao et al., arXiv:1706.08685" },
+};
+#define FRICTION_TARGETS	20	/* WalkTo targets at each, at most */
+
+/* Printed after a figure's name: the friction it was measured at, if not the model's. */
+static char at_friction[32];
 #define STALL_PHASES	10
 
 static double cpu_s(void)
@@ -135,24 +156,28 @@ static void getups(bool front)
 		fell += res.down;
 		walk_fell += res.walk_fell;
 		up += res.up;
+		/* One that never stood counts as the limit: the median is of all. */
+		times[i] = fminf(res.seconds, GETUP_LIMIT_S);
 		if (res.seconds < GETUP_LIMIT_S) {
-			times[stood++] = res.seconds;
+			stood++;
 			leg = fmaxf(leg, res.stand_leg_error);
 		}
 		asked = fmaxf(asked, res.worst.asked);
 	}
-	qsort(times, stood, sizeof(times[0]), float_order);
-	median = stood ? times[stood / 2] : GETUP_LIMIT_S;
-	printf("get-up, %d pushes %s (25 to 45 N): %d fell, %d said Stand within %.0f s, %d of "
+	qsort(times, GETUP_TRIALS, sizeof(times[0]), float_order);
+	median = times[GETUP_TRIALS / 2];
+	printf("get-up%s, %d pushes %s (25 to 45 N): %d fell, %d said Stand within %.0f s, %d of "
 	       "them walked off 0.2 s later (goal %d: %s); median %.1f s from the push to Stand "
 	       "(goal %.0f s: %s); worst torque asked %.1f times a motor's maximum (goal %.1f: "
-	       "%s)\n", GETUP_TRIALS, front ? "forwards" : "backwards", fell, stood,
+	       "%s)\n", at_friction, GETUP_TRIALS, front ? "forwards" : "backwards", fell, stood,
 	       GETUP_LIMIT_S, up, GETUP_TRIALS, mark(up == GETUP_TRIALS), median, goal,
 	       mark(median <= goal), asked, GOAL_PEAK, mark(asked <= GOAL_PEAK));
-	printf("get-up, %s, at the first Stand State: a leg joint up to %.2f rad from Stand's "
+	if (!stood)
+		return;
+	printf("get-up%s, %s, at the first Stand State: a leg joint up to %.2f rad from Stand's "
 	       "pose; a WalkToward %.1f s after it fell %d times of %d (goal 0: %s)\n",
-	       front ? "forwards" : "backwards", leg, WALK_AFTER_S, walk_fell, GETUP_TRIALS,
-	       mark(!walk_fell));
+	       at_friction, front ? "forwards" : "backwards", leg, WALK_AFTER_S, walk_fell,
+	       GETUP_TRIALS, mark(!walk_fell));
 }
 
 /* 100 WalkTo at a speed: arrivals, falls, median time, the odometry's error. */
@@ -177,13 +202,13 @@ static void walk_tos(int n, enum walk_speed speed, const char *name, float *time
 	}
 	qsort(times, n, sizeof(*times), float_order);
 	qsort(odo, n, sizeof(*odo), float_order);
-	printf("walk, WalkTo at %s, %d targets within 2 m and +-180 deg: %d arrived within "
+	printf("walk%s, WalkTo at %s, %d targets within 2 m and +-180 deg: %d arrived within "
 	       "10 cm and 10 deg, %d fell (goal %.0f %%, 0 falls: %s); median %.1f s; the "
 	       "odometry's error at the end, by the model: median %.3f m, worst %.3f m\n",
-	       name, n, arrived, falls, GOAL_ARRIVED * 100.0f,
+	       at_friction, name, n, arrived, falls, GOAL_ARRIVED * 100.0f,
 	       mark(arrived >= GOAL_ARRIVED * n && !falls), times[n / 2], odo[n / 2], odo[n - 1]);
-	printf("walk, WalkTo at %s: the odometry's error beyond State's odometry_uncertainty "
-	       "%d times of %d (goal 0: %s); at most %.2f of it\n", name, beyond, n,
+	printf("walk%s, WalkTo at %s: the odometry's error beyond State's odometry_uncertainty "
+	       "%d times of %d (goal 0: %s); at most %.2f of it\n", at_friction, name, beyond, n,
 	       mark(!beyond), worst_share);
 }
 
@@ -313,6 +338,26 @@ int main(int argc, char **argv)
 	stalls();
 	getups(true);
 	getups(false);
+	for (size_t i = 0; i < sizeof(frictions) / sizeof(frictions[0]); i++) {
+		int m = n < FRICTION_TARGETS ? n : FRICTION_TARGETS;
+		struct gait_figure g;
+
+		harness_friction = frictions[i].sliding;
+		snprintf(at_friction, sizeof(at_friction), " (friction %.1f)", frictions[i].sliding);
+		printf("friction %.1f (the model's: 1.0), as %s:\n", frictions[i].sliding,
+		       frictions[i].source);
+		if (measure(1.0f, 0.0f, SPEED_NORMAL, &g))
+			printf("walk%s, forward, Normal: %.3f m/s%s; a foot in contact slipped %.1f "
+			       "mm at the median, %.1f mm at worst (goal %.0f mm: %s)\n", at_friction,
+			       g.forward, g.fell ? " (FELL)" : "", g.slip_median * 1e3f,
+			       g.slip_worst * 1e3f, GOAL_SLIP * 1e3f,
+			       mark(g.stances && g.slip_worst <= GOAL_SLIP));
+		walk_tos(m, SPEED_NORMAL, "Normal", times, odo);
+		walk_tos(m, SPEED_FAST, "Fast", times, odo);
+		getups(true);
+		getups(false);
+	}
+	harness_friction = 0.0f;
 	printf("walk, CPU a walking cycle: at most %.3f ms of the 12 ms, ratio %.3f to real time\n",
 	       worst_cpu * 1e3, worst_cpu / CYCLE_S);
 	printf("anchors (B-Human's configured limits on a real NAO): forward 0.25 m/s "

@@ -107,6 +107,8 @@ bool robot_up(struct robot *r)
 	return robot_up_as(r, &body);
 }
 
+float harness_friction;
+
 struct sim_physics *model_standing(void)
 {
 	char path[512], err[512];
@@ -116,6 +118,8 @@ struct sim_physics *model_standing(void)
 	p = sim_physics_create(path, motion_poses[POSE_STAND], err, sizeof(err));
 	if (!p)
 		fprintf(stderr, "# %s\n", err);
+	else if (harness_friction > 0.0f)
+		sim_physics_friction(p, harness_friction);
 	return p;
 }
 

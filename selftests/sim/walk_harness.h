@@ -42,6 +42,12 @@ int float_order(const void *a, const void *b);
 /* The model beside this source, as model_test.c finds it. */
 void model_path(char *out, size_t n);
 
+/*
+ * The sliding friction model_standing() gives every shape once settled
+ * (sim_physics_friction()); 0, as it starts: the model's own (1.0). For the
+ * bench's runs at the other figures NAO simulators use.
+ */
+extern float harness_friction;
 /* The model in Stand's pose, settled; NULL, the reason printed as a TAP comment. */
 struct sim_physics *model_standing(void);
 /* A robot standing, stiff, in Stand: Wake and the keyframe done. */

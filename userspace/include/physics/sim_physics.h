@@ -125,6 +125,14 @@ void sim_physics_impact(const struct sim_physics *p, struct sim_physics_impact *
 void sim_physics_impact_reset(struct sim_physics *p);
 
 /*
+ * Every shape's sliding friction set to sliding, the floor's too (MuJoCo
+ * takes the larger of two touching shapes'): the model's 1.0 is other
+ * simulators' convention, not a measured figure (nao6-model.rst,
+ * Contact), so a bench measures how much the motions depend on it.
+ */
+void sim_physics_friction(struct sim_physics *p, float sliding);
+
+/*
  * The model's obstacle (a post 0.20 m across, 0.60 m tall) with its axis at
  * x, y (m) in the robot's start frame (the torso's place and heading when
  * it was created: x forward, y left); or (on false) parked out of reach.

@@ -560,6 +560,12 @@ void sim_physics_impact_reset(struct sim_physics *p)
 	memset(&p->impact, 0, sizeof(p->impact));
 }
 
+void sim_physics_friction(struct sim_physics *p, float sliding)
+{
+	for (int g = 0; g < p->m->ngeom; g++)
+		p->m->geom_friction[3 * g] = sliding;
+}
+
 float sim_physics_mass(const struct sim_physics *p)
 {
 	return (float)mj->mj_getTotalmass(p->m);

@@ -64,6 +64,10 @@ void sim_physics_impact_reset(struct sim_physics *p)
 {
 }
 
+void sim_physics_friction(struct sim_physics *p, float sliding)
+{
+}
+
 void sim_physics_obstacle(struct sim_physics *p, bool on, float x, float y)
 {
 }
