@@ -208,15 +208,22 @@ def head_impact(d, what):
     return p["head_speed"]
 
 
-def protective_fall_back():
+def api_fall(how, what):
+    """The awake robot standing, how(d, c) makes it fall: the daemon's log and
+    the head's impact, once Fallen."""
     with physical() as d:
         c = awake(d)
         body_window(c, 0.5)
         d.control("physics reset")
-        d.control("push back")
-        c.until_body(lambda s: s["fall_state"] == "Fallen", 5, "Fallen, pushed back")
-        check("falling backwards: protective pose" in d.log(), "no protective pose in the log")
-        return head_impact(d, "protective")
+        how(d, c)
+        c.until_body(lambda s: s["fall_state"] == "Fallen", 5, f"Fallen: {what}")
+        return d.log(), head_impact(d, what)
+
+
+def protective_fall_back():
+    log, speed = api_fall(lambda d, c: d.control("push back"), "protective, pushed back")
+    check("falling backwards: protective pose" in log, "no protective pose in the log")
+    return speed
 
 
 def lola_fall_back(stiffness):
@@ -250,13 +257,7 @@ def lola_fall_back(stiffness):
 
 
 def stopped_collapse():
-    with physical() as d:
-        c = awake(d)
-        body_window(c, 0.5)
-        d.control("physics reset")
-        c.send("Stop")
-        c.until_body(lambda s: s["fall_state"] == "Fallen", 5, "Fallen after Stop")
-        return head_impact(d, "Stop")
+    return api_fall(lambda d, c: c.send("Stop"), "Stop")[1]
 
 
 @tap.test
