@@ -15,3 +15,9 @@ UNIT_TESTS += motion_settle_test
 motion_settle_test_SRCS := $(srctree)/selftests/motion/settle_test.c
 motion_settle_test_LIBS := nbmotion
 motion_settle_test_LDLIBS := -lm
+# Another client (LoLA) drives and hands back: no pose of its own on that
+# client's fall; let go of while down, limp; after a walk, SitDown runs.
+UNIT_TESTS += motion_handover_test
+motion_handover_test_SRCS := $(srctree)/selftests/motion/handover_test.c
+motion_handover_test_LIBS := nbmotion
+motion_handover_test_LDLIBS := -lm

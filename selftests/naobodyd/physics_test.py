@@ -196,7 +196,8 @@ def pushed_falls_that_way():
 # it, through the API's own means: the same push while a LoLA client holds
 # Stand's pose (falls are a LoLA client's business, so the motion layer
 # takes no pose), stiff as it stood and soft (0.2, the motion layer's own
-# soft fall), and a Stop (the motors limp). The measure is the model's:
+# soft fall), and a Stop (the motors limp; the model collapses backwards,
+# which is checked). The measure is the model's:
 # how fast the head went into the floor ("physics", head_speed). Seen on
 # the model: 1.38 m/s protective; 3.38 stiff, 3.22 soft, 2.18 limp.
 SOFTER = 0.7		# the protective fall's head speed, at most this of each other's
@@ -217,6 +218,9 @@ def api_fall(how, what):
         d.control("physics reset")
         how(d, c)
         c.until_body(lambda s: s["fall_state"] == "Fallen", 5, f"Fallen: {what}")
+        # Backwards, as every fall compared here (pushed_falls_that_way's sign).
+        check(physics(d)["pitch"] < -0.6, f"{what}: not lying on its back, pitch "
+              f"{physics(d)['pitch']:.2f} rad")
         return d.log(), head_impact(d, what)
 
 
@@ -252,6 +256,8 @@ def lola_fall_back(stiffness):
                     break
         finally:
             lola.close()
+        # The head speeds would be the same without motion_input's elsewhere
+        # (LoLA's command goes to the body either way); the log tells.
         check("protective pose" not in d.log(), "a LoLA client's fall took the protective pose")
         return head_impact(d, f"LoLA, stiffness {stiffness}")
 

@@ -15,6 +15,9 @@
  *     touches, and the robot ends lying still and limp, as a soft fall
  *     does.
  *
+ * And a push that topples nothing slides the feet only where the contact's
+ * friction is low (sim_physics_friction(), which make bench varies).
+ *
  * The figures are printed; Documentation/naobodyd.rst ("Falls") has them.
  */
 #include <math.h>
@@ -208,8 +211,9 @@ TEST(falling_while_put_to_rest_only_softens)
  * The contact's friction is what the feet hold with (sim_physics_friction(),
  * the bench's runs at other figures): standing in Stand, a steady 5 N
  * forward on the torso for 0.5 s, less than topples it, moves neither foot
- * at the model's friction (1.0), and slides both at 0.05, where the floor
- * holds at most 0.05 of the weight (about 2.7 N).
+ * at the model's friction (1.0), and slides it at 0.05, where the floor
+ * holds at most 0.05 of the weight (about 2.7 N): the foot that moved
+ * furthest, each time.
  */
 static float push_slides(float friction)
 {

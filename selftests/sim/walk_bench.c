@@ -352,12 +352,16 @@ int main(int argc, char **argv)
 			       g.forward, g.fell ? " (FELL)" : "", g.slip_median * 1e3f,
 			       g.slip_worst * 1e3f, GOAL_SLIP * 1e3f,
 			       mark(g.stances && g.slip_worst <= GOAL_SLIP));
+		else
+			printf("walk%s, forward, Normal: not run: the model did not stand\n",
+			       at_friction);
 		walk_tos(m, SPEED_NORMAL, "Normal", times, odo);
 		walk_tos(m, SPEED_FAST, "Fast", times, odo);
 		getups(true);
 		getups(false);
 	}
 	harness_friction = 0.0f;
+	at_friction[0] = '\0';
 	printf("walk, CPU a walking cycle: at most %.3f ms of the 12 ms, ratio %.3f to real time\n",
 	       worst_cpu * 1e3, worst_cpu / CYCLE_S);
 	printf("anchors (B-Human's configured limits on a real NAO): forward 0.25 m/s "

@@ -130,12 +130,18 @@ bool robot_up_as(struct robot *r, const struct motion_body *body)
 	if (!r->p)
 		return false;
 	r->m = motion_create(body, NULL);
-	if (!r->m)
+	if (!r->m) {
+		sim_physics_destroy(r->p);
 		return false;
+	}
 	sim_physics_torso(r->p, r->start);
 	motion_power(r->m, POWER_WAKE, 0);
 	robot_run(r, 1.5f);
-	return !strcmp(robot_motion(r), "Stand");
+	if (!strcmp(robot_motion(r), "Stand"))
+		return true;
+	/* Not up: nothing is left for the caller to put down. */
+	robot_down(r);
+	return false;
 }
 
 void robot_down(struct robot *r)
@@ -256,6 +262,8 @@ void getup_walk_trial(bool front, float force, float angle, float walk_after,
 	bool getting_up = false;
 
 	memset(res, 0, sizeof(*res));
+	/* Never up, never down again: it counts as a get-up that took too long. */
+	res->seconds = GETUP_LIMIT_S;
 	if (!robot_up_as(&r, &body))
 		return;
 	sim_physics_push(r.p, dir * force * cosf(angle), force * sinf(angle), GETUP_PUSH_S);

@@ -48,9 +48,10 @@ void model_path(char *out, size_t n);
  * bench's runs at the other figures NAO simulators use.
  */
 extern float harness_friction;
+
 /* The model in Stand's pose, settled; NULL, the reason printed as a TAP comment. */
 struct sim_physics *model_standing(void);
-/* A robot standing, stiff, in Stand: Wake and the keyframe done. */
+/* A robot standing, stiff, in Stand: Wake and the keyframe done (false: nothing to put down). */
 bool robot_up(struct robot *r);
 /* The same on a body that allows what body says (robot_up's: the simulated body's). */
 bool robot_up_as(struct robot *r, const struct motion_body *body);

@@ -21,6 +21,9 @@
 #include "loop.h"
 #include "sim_control.h"
 
+/* A reply's bytes at most: "physics", the longest, is about 280. */
+#define SIM_REPLY_MAX	512
+
 #define MAX_CONTROL_CLIENTS	8
 #define MAX_SCRIPT_LINES	4096
 
@@ -66,7 +69,7 @@ static void client_close(struct control_client *cc)
 static void client_event(struct loop_watch *w, uint32_t events)
 {
 	struct control_client *cc = container_of(w, struct control_client, w);
-	char line[256], reply[512];
+	char line[256], reply[SIM_REPLY_MAX];
 	ssize_t n = recv(w->fd, line, sizeof(line) - 1, 0);
 
 	if (n <= 0) {
@@ -220,7 +223,7 @@ void sim_control_destroy(struct sim_control *c)
 void sim_control_tick(struct sim_control *c, double t)
 {
 	while (c->script_next < c->script_len && c->script[c->script_next].at <= t) {
-		char reply[256];
+		char reply[SIM_REPLY_MAX];
 
 		c->run(c->ctx, c->script[c->script_next].cmd, reply, sizeof(reply));
 		log_info("sim: script at %.2f s: %s -> %s", t, c->script[c->script_next].cmd, reply);

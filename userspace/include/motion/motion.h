@@ -36,7 +36,8 @@ struct motion_input {
 	/*
 	 * Another client drives the joints (a LoLA client: falls are its
 	 * business): the motion layer still reads the sensors (the fall
-	 * detector, State) but takes no protective fall of its own.
+	 * detector, State, the gyroscope's turn) but takes no protective fall
+	 * of its own, and counts no steps of its own in the odometry.
 	 */
 	bool elsewhere;
 	const struct nb_sensors *s;
@@ -110,7 +111,11 @@ void motion_watchdog(struct motion *m, int stage, uint64_t now);
  * motion_update().
  */
 void motion_hold_limp(struct motion *m, const char *why);
-/* Take over from a command the daemon did not compute (a LoLA client's). */
+/*
+ * Take over from a command the daemon did not compute (a LoLA client's):
+ * hold it, or, with the robot down or going down, let it go soft and then
+ * limp (Wake gets it up).
+ */
 void motion_adopt(struct motion *m, const struct nb_actuators *cmd, uint64_t now);
 
 /* One cycle: fills out's positions and stiffnesses. */

@@ -530,6 +530,29 @@ static void apply_adopt(struct motion *m)
 	m->req.head = HEAD_CENTER;
 	m->req_from_client = false;
 	m->target_valid = false;
+	/*
+	 * Whatever the motion layer stepped while the other client drove was
+	 * never the body's: a walk left running would defer every keyframe
+	 * after this for good (HOLD on the current pose steps no further).
+	 */
+	m->stepping = false;
+	m->deferred = false;
+	if (m->fall_state == FALL_FALLING || m->fall_state == FALL_FALLEN) {
+		/*
+		 * Down, or going down, with nobody driving: soft, then limp
+		 * once it lies still (fall_step), never held stiff in the
+		 * client's last pose on the floor. Wake gets it up again.
+		 */
+		for (int j = 0; j < NJ; j++)
+			m->stiff[j] = fminf(m->stiff[j], STIFF_FALLING);
+		m->power_on = false;
+		segment(m, m->pos, m->stiff, FALL_SOFT_NS);
+		set_phase(m, PH_FALL);
+		m->fallen_since = 0;
+		m->getup_tries = 0;
+		note_info(m, "motion: the other client let go of a robot that is down: joints soft, then limp");
+		return;
+	}
 	if (max_stiffness(m->stiff) < 0.05f) {
 		m->power_on = false;
 		set_phase(m, PH_LIMP);
@@ -801,7 +824,10 @@ static void apply_pending(struct motion *m, const struct nb_sensors *s)
 	}
 }
 
-/* Falling always wins: soft joints, whatever was going on. */
+/*
+ * Falling always wins: soft joints, whatever was going on; unless another
+ * client drives (motion_input's elsewhere: falls are a LoLA client's own).
+ */
 static void catch_fall(struct motion *m, const struct nb_sensors *s, bool getting_up)
 {
 	if (m->fall_state != FALL_FALLING || m->phase == PH_LIMP ||
@@ -1013,6 +1039,9 @@ void motion_update(struct motion *m, const struct motion_input *in, struct nb_ac
 	if (!in->elsewhere)
 		catch_fall(m, s, getting_up);
 	phase_step(m, s, dt, moved);
+	/* Steps computed while another client drives were never the body's. */
+	if (in->elsewhere)
+		memset(moved, 0, sizeof(moved));
 
 	/*
 	 * The odometry: the steps as the engine made them, the turn as the

@@ -209,7 +209,8 @@ static void usage(struct emu *e, int slot, enum request r)
  * Each request's handler, in a table beside requests[] (struct simctl_cmd
  * is libnbsimctl's, shared with body_sim.c, whose handlers take other
  * things): w[0] is its name, w[1]... its words, NULL after the last. Only
- * "id" reads rest, its string, which keeps its spaces (request()).
+ * "id" reads rest, its string, which keeps its spaces (request()). Every
+ * request has one: request() calls it unchecked.
  */
 typedef void request_fn(struct emu *e, int slot, char **w, char *rest);
 
@@ -390,14 +391,15 @@ static void rq_physics(struct emu *e, int slot, char **w, char *rest)
 
 static void rq_version(struct emu *e, int slot, char **w, char *rest)
 {
-	long long board, v;
+	long long board = -1, v;
+	bool all = w[1] && !strcmp(w[1], "all");
 
-	if (!w[1] || (strcmp(w[1], "all") && simctl_int(w[1], 0, NB_BOARDS - 1, &board)) ||
+	if (!w[1] || (!all && simctl_int(w[1], 0, NB_BOARDS - 1, &board)) ||
 	    simctl_int(w[2], 0, 255, &v)) {
 		usage(e, slot, RQ_VERSION);
 		return;
 	}
-	boards_set_version(&e->boards, strcmp(w[1], "all") ? (int)board : -1, (unsigned int)v);
+	boards_set_version(&e->boards, all ? -1 : (int)board, (unsigned int)v);
 	ok(e, slot, NULL);
 }
 
