@@ -16,8 +16,8 @@
  *     and at Fast: how many arrive within 10 cm and 10 degrees, how many
  *     fall, the median time, and the odometry's error at the end against
  *     the model's torso (walk_test holds Normal's to its bar);
- *   - the body loop stalled once mid-walk at Fast, 50 to 200 ms at ten
- *     moments of a step (robot_stall()): how many walks fall;
+ *   - the body loop stalled once mid-walk at Normal and Fast, 50 to 200 ms
+ *     at twenty moments of two steps (robot_stall()): how many walks fall;
  *   - getting up: 20 pushes each way (getup_test's, from the same seeds),
  *     how many end standing, the median time from the push to Stand, the
  *     worst torque asked, how far from Stand's pose the legs were when
@@ -78,7 +78,7 @@ static const struct {
 
 /* Printed after a figure's name: the friction it was measured at, if not the model's. */
 static char at_friction[32];
-#define STALL_PHASES	10
+#define STALL_PHASES	20	/* over two steps, each foot's */
 
 static double cpu_s(void)
 {
@@ -213,7 +213,7 @@ static void walk_tos(int n, enum walk_speed speed, const char *name, float *time
 }
 
 /* A walk at Fast stalled once, each length at each moment of a step. */
-static void stalls(void)
+static void stalls(enum walk_speed speed, const char *name)
 {
 	for (size_t d = 0; d < sizeof(stall_s) / sizeof(stall_s[0]); d++) {
 		int fell = 0;
@@ -223,16 +223,16 @@ static void stalls(void)
 
 			if (!robot_up(&r))
 				return;
-			robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_FAST);
-			robot_run(&r, RUN_UP_S + p * walk_step_seconds() / STALL_PHASES);
+			robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, speed);
+			robot_run(&r, RUN_UP_S + p * 2.0f * walk_step_seconds() / STALL_PHASES);
 			robot_stall(&r, stall_s[d]);
 			robot_run(&r, RUN_UP_S);
 			fell += r.fell;
 			robot_down(&r);
 		}
-		printf("walk, the body loop stalled %.0f ms once mid-walk at Fast, at %d moments of "
-		       "a step: %d fell (goal 0: %s)\n", stall_s[d] * 1000.0f, STALL_PHASES, fell,
-		       mark(!fell));
+		printf("walk, the body loop stalled %.0f ms once mid-walk at %s, at %d moments "
+		       "of two steps: %d fell (goal 0: %s)\n", stall_s[d] * 1000.0f, name,
+		       STALL_PHASES, fell, mark(!fell));
 	}
 }
 
@@ -335,7 +335,8 @@ int main(int argc, char **argv)
 	}
 	walk_tos(n, SPEED_NORMAL, "Normal", times, odo);
 	walk_tos(n, SPEED_FAST, "Fast", times, odo);
-	stalls();
+	stalls(SPEED_NORMAL, "Normal");
+	stalls(SPEED_FAST, "Fast");
 	getups(true);
 	getups(false);
 	for (size_t i = 0; i < sizeof(frictions) / sizeof(frictions[0]); i++) {

@@ -328,13 +328,16 @@ TEST_F_TIMEOUT(long_walk, walk_to_100_random_targets, 1800)
 
 /*
  * The body loop stalls 100 ms once mid-walk at Fast (the boards hold the
- * last command meanwhile; robot_stall()), at ten moments of a step: the
- * walk holds its phase, closes its feet and walks on, and never falls.
- * (Stepping on by the clock's jump, or only holding the phase, one in ten
- * fell; 150 and 200 ms still fail some, which nb-walk-bench prints.)
+ * last command meanwhile; robot_stall()), at twenty moments of two steps,
+ * each foot's: the walk holds its phase, closes its feet, stands until the
+ * torso is still and walks on, and never falls. (Walking on at once from
+ * the closed feet, 7 of these 20 fell, all in the second step, the other
+ * foot's, which ten moments of one step had never stalled; stepping on by
+ * the clock's jump, or only holding the phase, more. Longer stalls, which
+ * nb-walk-bench prints, still fail some.)
  */
 #define STALL_S		0.10f
-#define STALL_MOMENTS	10
+#define STALL_MOMENTS	20	/* over two steps */
 
 TEST(a_stall_mid_walk_holds_the_step_and_walks_on)
 {
@@ -344,16 +347,20 @@ TEST(a_stall_mid_walk_holds_the_step_and_walks_on)
 
 		ASSERT_TRUE(robot_up(&r));
 		robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, SPEED_FAST);
-		robot_run(&r, 2.0f + p * STEP_S / STALL_MOMENTS);
+		robot_run(&r, 2.0f + p * 2.0f * STEP_S / STALL_MOMENTS);
 		robot_stall(&r, STALL_S);
 		robot_where(&r, a);
 		robot_run(&r, 3.0f);
 		robot_where(&r, b);
-		EXPECT_FALSE(r.fell) TH_LOG("stalled %.0f ms at %d/%d of a step: fell",
+		EXPECT_FALSE(r.fell) TH_LOG("stalled %.0f ms at %d/%d of two steps: fell",
 					    STALL_S * 1e3f, p, STALL_MOMENTS);
-		/* Walking on: Fast goes 0.32 m/s; from the closed feet it speeds up again. */
-		EXPECT_GT(b[0] - a[0], 0.5f) TH_LOG("stalled at %d/%d of a step: %.3f m in 3 s after",
-						    p, STALL_MOMENTS, b[0] - a[0]);
+		/*
+		 * Walking on: Fast goes 0.32 m/s; it stands up to 2 s until
+		 * still, then speeds up again from the closed feet (0.31 m at
+		 * the least here).
+		 */
+		EXPECT_GT(b[0] - a[0], 0.25f) TH_LOG("stalled at %d/%d of two steps: %.3f m in 3 s",
+						     p, STALL_MOMENTS, b[0] - a[0]);
 		EXPECT_STREQ("Walk", robot_motion(&r));
 		robot_down(&r);
 	}

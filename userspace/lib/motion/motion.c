@@ -106,13 +106,17 @@ static const float stiff_on[NJ] = {
  * loop stalled; the boards held the last command meanwhile). The gait then
  * steps on by one body period (PERIOD_S, the chest board's 12 ms), holding
  * its phase rather than jumping to where the clock says, and closes its
- * feet in the step it is in before it walks on. On the physical model a
- * walk at Fast stalled 150 ms at ten moments of a step fell 9 times when
- * the phase was only held, 3 times so; 100 ms, once and never. A cycle
- * late by less keeps its real time. The odometry's turn takes the real
- * time (up to ODO_DT_MAX_S: longer is a stopped daemon).
+ * feet in the step it is in; then it stands until the torso is still (as
+ * SETTLE: slower than SETTLE_RATE for SETTLE_NS, or LATE_STAND_MAX_NS at
+ * most) before it walks on, since the stall left it swaying. On the
+ * physical model, stalled at 20 moments of two steps (each foot's), 100
+ * ms: walking on at once from the closed feet, 7 of 20 fell at Fast and
+ * Normal; standing still first, none. 150 ms: 8 and 3 fell, now 0 and 2.
+ * A cycle late by less keeps its real time. The odometry's turn takes the
+ * real time (up to ODO_DT_MAX_S: longer is a stopped daemon).
  */
 #define LATE_S		0.09f
+#define LATE_STAND_MAX_NS MS(2000)
 #define PERIOD_S	0.012f
 #define ODO_DT_MAX_S	0.5f
 #define HEAD_SPEED	1.5f	/* rad/s */
@@ -167,6 +171,8 @@ struct motion {
 	/* walking */
 	struct walk *walk;		/* NULL: the body cannot walk */
 	bool stepping;			/* the engine moves the legs */
+	bool late_standing;		/* a late cycle closed the feet: still first */
+	uint64_t late_since, late_still_since;
 	bool deferred;			/* a keyframe waits for the steps to end */
 	enum pose deferred_pose;
 	enum phase deferred_after;
@@ -298,6 +304,7 @@ static void set_phase(struct motion *m, enum phase p)
 	if (p != PH_HOLD) {
 		m->stepping = false;
 		m->deferred = false;
+		m->late_standing = false;
 	}
 	/* A get-up ends standing (HOLD), limp, or in another fall. */
 	if (p == PH_HOLD || p == PH_LIMP || p == PH_UNSTIFFEN || p == PH_FALL)
@@ -537,6 +544,7 @@ static void apply_adopt(struct motion *m)
 	 */
 	m->stepping = false;
 	m->deferred = false;
+	m->late_standing = false;
 	if (m->fall_state == FALL_FALLING || m->fall_state == FALL_FALLEN) {
 		/*
 		 * Down, or going down, with nobody driving: soft, then limp
@@ -703,6 +711,29 @@ static bool walk_velocity(struct motion *m, float walk[3])
 	return false;
 }
 
+/*
+ * After a late cycle closed the feet (LATE_S): still enough to walk on?
+ * The torso turning slower than SETTLE_RATE for SETTLE_NS, or standing
+ * LATE_STAND_MAX_NS whatever it does.
+ */
+static bool still_after_late(struct motion *m, const struct nb_sensors *s)
+{
+	if (m->now - m->late_since >= LATE_STAND_MAX_NS) {
+		m->late_standing = false;
+		return true;
+	}
+	if (hypotf(s->gyroscope[0], s->gyroscope[1]) >= SETTLE_RATE) {
+		m->late_still_since = 0;
+		return false;
+	}
+	if (!m->late_still_since)
+		m->late_still_since = m->now;
+	if (m->now - m->late_still_since < SETTLE_NS)
+		return false;
+	m->late_standing = false;
+	return true;
+}
+
 /* Hold the goal's pose; from Stand, walk as asked. moved: the steps' motion. */
 static void hold_step(struct motion *m, const struct nb_sensors *s, float dt, float moved[3])
 {
@@ -723,6 +754,8 @@ static void hold_step(struct motion *m, const struct nb_sensors *s, float dt, fl
 		m->req.kind = MOTION_STAND;
 	}
 	if (!m->walk || (!m->stepping && !v[0] && !v[1] && !v[2]))
+		return;
+	if (!m->stepping && m->late_standing && !still_after_late(m, s))
 		return;
 	walk_set_velocity(m->walk, v[0], v[1], v[2]);
 	if (!m->stepping) {
@@ -1027,8 +1060,12 @@ void motion_update(struct motion *m, const struct motion_input *in, struct nb_ac
 	odo_dt = fminf(dt, ODO_DT_MAX_S);
 	if (dt > LATE_S) {
 		dt = PERIOD_S;
-		if (m->walk && m->stepping)
+		if (m->walk && m->stepping) {
 			walk_stop(m->walk);
+			m->late_standing = true;
+			m->late_since = m->now;
+			m->late_still_since = 0;
+		}
 	}
 	m->walking = false;
 	m->fall_state = fall_update(&m->fall, s, getting_up, m->now);
