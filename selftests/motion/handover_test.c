@@ -26,6 +26,8 @@
 #include <motion/motion.h>
 #include <motion/poses.h>
 
+#include "body_double.h"
+
 #define CYCLE_NS	12000000ULL
 #define KNEE		NAOBODY_L_KNEE_PITCH
 
@@ -52,10 +54,7 @@ static void body_start(struct double_body *b)
 	memset(b, 0, sizeof(*b));
 	noted_pose = false;
 	b->m = motion_create(&caps, note);
-	memcpy(b->s.position, motion_poses[POSE_STAND], sizeof(b->s.position));
-	b->s.accelerometer[2] = -9.81f;
-	for (int i = 0; i < NAOBODY_FSRS; i++)
-		b->s.fsr[i] = 5.4f / NAOBODY_FSRS;
+	body_double_sensors(&b->s, POSE_STAND);
 	b->t = 1000 * CYCLE_NS;
 }
 

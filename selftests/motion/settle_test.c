@@ -16,6 +16,8 @@
 #include <motion/motion.h>
 #include <motion/poses.h>
 
+#include "body_double.h"
+
 #define CYCLE_NS	12000000ULL
 #define KNEE		NAOBODY_L_KNEE_PITCH
 #define SETTLE_MAX_CYCLES 500	/* 6 s: SETTLE_MAX_NS */
@@ -46,10 +48,7 @@ static void body_start(struct lag_body *b, float share)
 	b->m = motion_create(&caps, keep_warning);
 	b->share = share;
 	/* Sitting: the knees bent, as a robot is before Wake. */
-	memcpy(b->s.position, motion_poses[POSE_SIT], sizeof(b->s.position));
-	b->s.accelerometer[2] = -9.81f;
-	for (int i = 0; i < NAOBODY_FSRS; i++)
-		b->s.fsr[i] = 5.4f / NAOBODY_FSRS;
+	body_double_sensors(&b->s, POSE_SIT);
 	b->t = 1000 * CYCLE_NS;
 }
 

@@ -16,7 +16,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbtest import LATE, WAIT, Client, Daemon, Tap, binary, check, note, wait_for  # noqa: E402
+from nbtest import BODY_HANG, LATE, WAIT, Client, Daemon, Tap, binary, check, note, wait_for  # noqa: E402
 from resttest import Sse, first_state, request, token_of  # noqa: E402
 
 tap = Tap()
@@ -192,10 +192,10 @@ def test_state_odometry_and_hot_joints():
               f"{s['odometry_uncertainty']!r}, hot {s['hot_joints']!r}")
         d.control("temperature RKneePitch 78")
         wait_for(lambda: request(d.rest_port, "GET", "/state", t).json["hot_joints"]
-                 == ["right_knee_pitch"], WAIT, "/state's hot_joints to name the right knee")
+                 == ["right_knee_pitch"], BODY_HANG, "/state's hot_joints to name the right knee")
         d.control("temperature RKneePitch 68")
         wait_for(lambda: request(d.rest_port, "GET", "/state", t).json["hot_joints"] == [],
-                 WAIT, "/state's hot_joints to empty")
+                 BODY_HANG, "/state's hot_joints to empty")
 
 
 @tap.test

@@ -711,6 +711,12 @@ static bool walk_velocity(struct motion *m, float walk[3])
 	return false;
 }
 
+/* The torso pitching and rolling slower than SETTLE_RATE (the gyroscope's x and y). */
+static bool torso_still(const struct nb_sensors *s)
+{
+	return hypotf(s->gyroscope[0], s->gyroscope[1]) < SETTLE_RATE;
+}
+
 /*
  * After a late cycle closed the feet (LATE_S): still enough to walk on?
  * The torso turning slower than SETTLE_RATE for SETTLE_NS, or standing
@@ -722,7 +728,7 @@ static bool still_after_late(struct motion *m, const struct nb_sensors *s)
 		m->late_standing = false;
 		return true;
 	}
-	if (hypotf(s->gyroscope[0], s->gyroscope[1]) >= SETTLE_RATE) {
+	if (!torso_still(s)) {
 		m->late_still_since = 0;
 		return false;
 	}
@@ -973,8 +979,7 @@ static void settle_step(struct motion *m, const struct nb_sensors *s)
 {
 	int joint;
 	float err = leg_error(m, s, &joint);
-	bool still = fall_tilt(s) < FALL_TILT_UPRIGHT &&
-		     hypotf(s->gyroscope[0], s->gyroscope[1]) < SETTLE_RATE;
+	bool still = fall_tilt(s) < FALL_TILT_UPRIGHT && torso_still(s);
 
 	if (err > SETTLE_LEG_RAD || !still) {
 		m->settled = false;
