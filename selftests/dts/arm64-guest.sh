@@ -18,10 +18,19 @@ insmod /lib/modules/virtio_console.ko
 # On a busy host under TCG that can take seconds; wait for it well within
 # the host's limit. Without it there is nowhere to report to: power off
 # rather than let init exit (a panic, and an empty log on the host, which
-# says so). A failed redirection would end this shell, so it is tested.
-for _ in $(seq 600); do [ -e /dev/hvc0 ] && break; sleep 0.1; done
-[ -e /dev/hvc0 ] || poweroff -f
-exec >/dev/hvc0 2>&1
+# says so). The node can be there before the port opens, and a failed
+# "exec >" would end this shell (busybox's exit 1: init killed, a panic),
+# so it runs under "command", which keeps the shell on a failure, and is
+# tried again.
+up=
+for _ in $(seq 600); do
+	if [ -e /dev/hvc0 ] && command exec >/dev/hvc0 2>&1; then
+		up=1
+		break
+	fi
+	sleep 0.1
+done
+[ -n "$up" ] || poweroff -f
 robot=$(sed -n 's/.*nr\.robot=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 echo "# guest: $(uname -r) $(uname -m), robot $robot, console up at $(cut -d' ' -f1 /proc/uptime) s"
 
