@@ -33,6 +33,7 @@
 
 /* joints.c's ranges are written to 1e-4 rad; the model copies them. */
 #define RANGE_TOL_RAD		1e-4
+#define SPEED_TOL		1e-4	/* rad/s: joints.c has the model's digits */
 
 /* Settling time on the floor, and what "at rest" and "held" mean. */
 #define SETTLE_S		2.0
@@ -157,11 +158,16 @@ TEST(joints_are_the_projects_with_published_ranges)
 		EXPECT_TRUE(fabs(m->jnt_range[2 * id + 1] - joint_max[j]) <= RANGE_TOL_RAD)
 			TH_LOG("%s max %.4f, published %.4f", joint_name[j],
 			       m->jnt_range[2 * id + 1], joint_max[j]);
-		/* Its motor, by the same name, drives it. */
+		/* Its motor, by the same name, drives it, as fast as joints.c says. */
 		id = mj_name2id(m, mjOBJ_ACTUATOR, joint_name[j]);
 		ASSERT_LE(0, id) TH_LOG("no motor %s", joint_name[j]);
 		EXPECT_STREQ(joint_name[j],
 			     mj_id2name(m, mjOBJ_JOINT, m->actuator_trnid[2 * id]));
+		ASSERT_LE(2, m->nuser_actuator);
+		EXPECT_TRUE(fabs(m->actuator_user[id * m->nuser_actuator + 1] -
+				 joint_max_speed[j]) <= SPEED_TOL)
+			TH_LOG("%s top speed %.5f, joints.c %.5f", joint_name[j],
+			       m->actuator_user[id * m->nuser_actuator + 1], joint_max_speed[j]);
 	}
 	l = mj_name2id(m, mjOBJ_JOINT, "LHipYawPitch");
 	r = mj_name2id(m, mjOBJ_JOINT, "RHipYawPitch");

@@ -19,9 +19,10 @@
  *   - the body loop stalled once mid-walk at Normal and Fast, 50 to 200 ms
  *     at twenty moments of two steps (robot_stall()): how many walks fall;
  *   - getting up: 20 pushes each way (getup_test's, from the same seeds),
- *     how many end standing, the median time from the push to Stand, the
- *     worst torque asked, how far from Stand's pose the legs were when
- *     State first said Stand, and how many fall walking 0.2 s after it;
+ *     how many end standing, the median time from the push to Stand and
+ *     from upright on its feet to Stand, the worst torque asked, how far
+ *     from Stand's pose the legs were when State first said Stand, and how
+ *     many fall walking 0.2 s after it;
  *   - Normal's forward walk (its slip), WalkTo (20 targets a speed) and
  *     the get-ups again at the sliding friction other NAO simulators use,
  *     0.5, and a carpet's 0.8 (the model's 1.0 is a convention, not a
@@ -143,7 +144,7 @@ static void slip_cycle(struct slip_watch *w, struct robot *r, float weight)
 static void getups(bool front)
 {
 	unsigned int seed = GETUP_SEED + (front ? 0 : 1);
-	float times[GETUP_TRIALS], asked = 0.0f, leg = 0.0f;
+	float times[GETUP_TRIALS], rises[GETUP_TRIALS], asked = 0.0f, leg = 0.0f;
 	float goal = front ? GOAL_FRONT_S : GOAL_BACK_S, median;
 	int stood = 0, up = 0, fell = 0, walk_fell = 0;
 
@@ -159,6 +160,7 @@ static void getups(bool front)
 		/* One that never stood counts as the limit: the median is of all. */
 		times[i] = fminf(res.seconds, GETUP_LIMIT_S);
 		if (res.seconds < GETUP_LIMIT_S) {
+			rises[stood] = res.upright_s;
 			stood++;
 			leg = fmaxf(leg, res.stand_leg_error);
 		}
@@ -174,6 +176,10 @@ static void getups(bool front)
 	       mark(median <= goal), asked, GOAL_PEAK, mark(asked <= GOAL_PEAK));
 	if (!stood)
 		return;
+	qsort(rises, stood, sizeof(rises[0]), float_order);
+	printf("get-up%s, %s, from upright on its feet to Stand (the sit, the rise, settling): "
+	       "median %.1f s, at most %.1f s\n", at_friction, front ? "forwards" : "backwards",
+	       rises[stood / 2], rises[stood - 1]);
 	printf("get-up%s, %s, at the first Stand State: a leg joint up to %.2f rad from Stand's "
 	       "pose; a WalkToward %.1f s after it fell %d times of %d (goal 0: %s)\n",
 	       at_friction, front ? "forwards" : "backwards", leg, WALK_AFTER_S, walk_fell,

@@ -256,7 +256,7 @@ void getup_walk_trial(bool front, float force, float angle, float walk_after,
 	struct motion_body body = {
 		.can_walk = true, .can_protect = true, .can_stand_up = true,
 	};
-	float dir = front ? 1.0f : -1.0f, t = 0.0f, torso[4];
+	float dir = front ? 1.0f : -1.0f, t = 0.0f, torso[4], upright_at = -1.0f;
 	struct sim_physics_sense ps;
 	struct robot r;
 	bool getting_up = false;
@@ -274,6 +274,10 @@ void getup_walk_trial(bool front, float force, float angle, float walk_after,
 		sim_physics_torso(r.p, torso);
 		if (torso[2] < FALLEN_M)
 			res->down = true;
+		if (hypotf(r.f.s.angles[0], r.f.s.angles[1]) >= GETUP_UPRIGHT_RAD)
+			upright_at = -1.0f;
+		else if (upright_at < 0.0f)
+			upright_at = t;
 		motion = robot_motion(&r);
 		if (!getting_up && !strncmp(motion, "StandUp", 7)) {
 			getting_up = true;
@@ -283,6 +287,7 @@ void getup_walk_trial(bool front, float force, float angle, float walk_after,
 			break;
 	}
 	res->seconds = t;
+	res->upright_s = upright_at >= 0.0f ? t - upright_at : 0.0f;
 	res->stand_leg_error = stand_leg_error(&r, NULL);
 	if (t < GETUP_LIMIT_S && walk_after >= 0.0f) {
 		robot_run(&r, walk_after);

@@ -115,6 +115,11 @@ struct getup_result {
 	struct sim_physics_worst worst;	/* from the get-up's start */
 	/* At the first Stand State: the leg joint furthest from Stand's pose, rad */
 	float stand_leg_error;
+	/*
+	 * From the torso upright for good (tilted less than GETUP_UPRIGHT_RAD
+	 * by the physics, and so on to Stand) to Stand, s: the rise's part
+	 */
+	float upright_s;
 	bool walk_fell;		/* getup_walk_trial(): the walk after Stand fell */
 };
 void getup_trial(bool front, float force, float angle, struct getup_result *res);

@@ -20,6 +20,8 @@ extern const char *const api_joint_name[API_JOINTS];
 /* Each joint's range, rad (hands 0..1), from the NAO6's documentation. */
 extern const float joint_min[NAOBODY_JOINTS];
 extern const float joint_max[NAOBODY_JOINTS];
+/* Each joint's top speed, rad/s, from the same family of documents. */
+extern const float joint_max_speed[NAOBODY_JOINTS];
 
 /* LoLA's names (HeadYaw...), for logs and the simulator's commands. */
 extern const char *const joint_name[NAOBODY_JOINTS];

@@ -61,6 +61,28 @@ const float joint_max[NAOBODY_JOINTS] = {
 	[NAOBODY_R_HAND] = 1.0f,
 };
 
+/*
+ * Each joint's top speed, rad/s: Aldebaran's generated model of the NAO
+ * (ros-naoqi/nao_robot, nao_description's naoV50 URDF, the joints'
+ * velocity limits), the figures the physical model carries beside its
+ * motors (userspace/sim/nao6/nao6.xml; model_test compares them).
+ */
+const float joint_max_speed[NAOBODY_JOINTS] = {
+	[NAOBODY_HEAD_YAW] = 8.26797f,		[NAOBODY_HEAD_PITCH] = 7.19407f,
+	[NAOBODY_L_SHOULDER_PITCH] = 8.26797f,	[NAOBODY_L_SHOULDER_ROLL] = 7.19407f,
+	[NAOBODY_L_ELBOW_YAW] = 8.26797f,	[NAOBODY_L_ELBOW_ROLL] = 7.19407f,
+	[NAOBODY_L_WRIST_YAW] = 24.6229f,	[NAOBODY_L_HIP_YAW_PITCH] = 4.16174f,
+	[NAOBODY_L_HIP_ROLL] = 4.16174f,	[NAOBODY_L_HIP_PITCH] = 6.40239f,
+	[NAOBODY_L_KNEE_PITCH] = 6.40239f,	[NAOBODY_L_ANKLE_PITCH] = 6.40239f,
+	[NAOBODY_L_ANKLE_ROLL] = 4.16174f,	[NAOBODY_R_HIP_ROLL] = 4.16174f,
+	[NAOBODY_R_HIP_PITCH] = 6.40239f,	[NAOBODY_R_KNEE_PITCH] = 6.40239f,
+	[NAOBODY_R_ANKLE_PITCH] = 6.40239f,	[NAOBODY_R_ANKLE_ROLL] = 4.16174f,
+	[NAOBODY_R_SHOULDER_PITCH] = 8.26797f,	[NAOBODY_R_SHOULDER_ROLL] = 7.19407f,
+	[NAOBODY_R_ELBOW_YAW] = 8.26797f,	[NAOBODY_R_ELBOW_ROLL] = 7.19407f,
+	[NAOBODY_R_WRIST_YAW] = 24.6229f,	[NAOBODY_L_HAND] = 8.33f,
+	[NAOBODY_R_HAND] = 8.33f,
+};
+
 const char *const joint_name[NAOBODY_JOINTS] = {
 	"HeadYaw", "HeadPitch", "LShoulderPitch", "LShoulderRoll", "LElbowYaw",
 	"LElbowRoll", "LWristYaw", "LHipYawPitch", "LHipRoll", "LHipPitch",
