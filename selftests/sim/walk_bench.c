@@ -16,8 +16,9 @@
  *     and at Fast: how many arrive within 10 cm and 10 degrees, how many
  *     fall, the median time, and the odometry's error at the end against
  *     the model's torso (walk_test holds Normal's to its bar);
- *   - the body loop stalled once mid-walk at Normal and Fast, 50 to 200 ms
- *     at twenty moments of two steps (robot_stall()): how many walks fall;
+ *   - the body loop stalled once mid-walk at Normal and Fast, 50 to 250 ms
+ *     at twenty moments of two steps (robot_stall()), and at twenty others
+ *     and in a turning walk: how many walks fall;
  *   - getting up: 20 pushes each way (getup_test's, from the same seeds),
  *     how many end standing, the median time from the push to Stand and
  *     from upright on its feet to Stand, the worst torque asked, how far
@@ -61,7 +62,7 @@
 #define GOAL_BACK_S	7.0f
 #define WALK_AFTER_S	0.2f	/* a walk asked this long after Stand */
 
-static const float stall_s[] = { 0.05f, 0.10f, 0.15f, 0.20f };
+static const float stall_s[] = { 0.05f, 0.10f, 0.15f, 0.20f, 0.25f };
 
 /*
  * The contact's sliding friction is other simulators' convention, 1.0 (the
@@ -218,27 +219,46 @@ static void walk_tos(int n, enum walk_speed speed, const char *name, float *time
 	       mark(!beyond), worst_share);
 }
 
-/* A walk at Fast stalled once, each length at each moment of a step. */
+/*
+ * WalkToward (x, y) at speed, stalled once for seconds at STALL_PHASES
+ * moments of two steps, the first `offset` of a moment after RUN_UP_S:
+ * how many fell.
+ */
+static int stalled_walks(float x, float y, enum walk_speed speed, float seconds, float offset)
+{
+	int fell = 0;
+
+	for (int p = 0; p < STALL_PHASES; p++) {
+		struct robot r;
+
+		if (!robot_up(&r))
+			return -1;
+		robot_request(&r, MOTION_WALK_TOWARD, x, y, false, 0.0f, speed);
+		robot_run(&r, RUN_UP_S + (p + offset) * 2.0f * walk_step_seconds() / STALL_PHASES);
+		robot_stall(&r, seconds);
+		robot_run(&r, RUN_UP_S);
+		fell += r.fell;
+		robot_down(&r);
+	}
+	return fell;
+}
+
+/*
+ * A walk stalled once, each length at each moment of two steps; then, so
+ * that those moments are not the only ones counted, half a moment later
+ * and in a walk that turns (WalkToward (1, 0.5)).
+ */
 static void stalls(enum walk_speed speed, const char *name)
 {
 	for (size_t d = 0; d < sizeof(stall_s) / sizeof(stall_s[0]); d++) {
-		int fell = 0;
+		int fell = stalled_walks(1.0f, 0.0f, speed, stall_s[d], 0.0f);
+		int more = stalled_walks(1.0f, 0.0f, speed, stall_s[d], 0.5f) +
+			   stalled_walks(1.0f, 0.5f, speed, stall_s[d], 0.0f);
 
-		for (int p = 0; p < STALL_PHASES; p++) {
-			struct robot r;
-
-			if (!robot_up(&r))
-				return;
-			robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, speed);
-			robot_run(&r, RUN_UP_S + p * 2.0f * walk_step_seconds() / STALL_PHASES);
-			robot_stall(&r, stall_s[d]);
-			robot_run(&r, RUN_UP_S);
-			fell += r.fell;
-			robot_down(&r);
-		}
 		printf("walk, the body loop stalled %.0f ms once mid-walk at %s, at %d moments "
-		       "of two steps: %d fell (goal 0: %s)\n", stall_s[d] * 1000.0f, name,
-		       STALL_PHASES, fell, mark(!fell));
+		       "of two steps: %d fell (goal 0 to 200 ms: %s); half a moment later and "
+		       "turning, %d of %d more\n", stall_s[d] * 1000.0f, name, STALL_PHASES, fell,
+		       stall_s[d] > 0.201f ? "not a goal" : mark(!fell), more, 2 * STALL_PHASES);
 	}
 }
 

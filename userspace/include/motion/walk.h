@@ -40,6 +40,14 @@ void walk_set_velocity(struct walk *w, float vx, float vy, float vturn);
 void walk_stop(struct walk *w);
 
 /*
+ * The body loop came back late (it stalled; the boards held the last
+ * command): stop as walk_stop() does, and set this step's swing foot down
+ * where it catches the sideways swing the stall left. gyro: the torso's
+ * rates now, rad/s.
+ */
+void walk_late(struct walk *w, const float gyro[3]);
+
+/*
  * One cycle of dt seconds: the legs' joints into q (the rest of q is left
  * alone), the torso's motion since the last call into moved (x, y in the
  * last cycle's torso frame, m; the turn, rad). gyro is the torso's

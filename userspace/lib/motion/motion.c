@@ -105,14 +105,16 @@ static const float stiff_on[NJ] = {
  * A late cycle: more than LATE_S since the last, seven periods (the body
  * loop stalled; the boards held the last command meanwhile). The gait then
  * steps on by one body period (PERIOD_S, the chest board's 12 ms), holding
- * its phase rather than jumping to where the clock says, and closes its
- * feet in the step it is in; then it stands until the torso is still (as
- * SETTLE: slower than SETTLE_RATE for SETTLE_NS, or LATE_STAND_MAX_NS at
- * most) before it walks on, since the stall left it swaying. On the
- * physical model, stalled at 20 moments of two steps (each foot's), 100
- * ms: walking on at once from the closed feet, 7 of 20 fell at Fast and
- * Normal; standing still first, none. 150 ms: 8 and 3 fell, now 0 and 2.
- * A cycle late by less keeps its real time. The odometry's turn takes the
+ * its phase rather than jumping to where the clock says, sets the swing
+ * foot down where it catches the sway the stall left (walk_late()), and
+ * closes its feet in the next step; then it stands until the torso is
+ * still (as SETTLE: slower than SETTLE_RATE for SETTLE_NS, or
+ * LATE_STAND_MAX_NS at most) before it walks on, since the stall left it
+ * swaying. On the physical model, stalled at 20 moments of two steps (each
+ * foot's), 100 ms: walking on at once from the closed feet, 7 of 20 fell
+ * at Fast and Normal; standing still first, none. 200 ms: 4 and 2 fell
+ * at Normal and Fast, none with the catch. A cycle late by less keeps its
+ * real time. The odometry's turn takes the
  * real time (up to ODO_DT_MAX_S: longer is a stopped daemon).
  */
 #define LATE_S		0.09f
@@ -1095,7 +1097,7 @@ void motion_update(struct motion *m, const struct motion_input *in, struct nb_ac
 	if (dt > LATE_S) {
 		dt = PERIOD_S;
 		if (m->walk && m->stepping) {
-			walk_stop(m->walk);
+			walk_late(m->walk, s->gyroscope);
 			m->late_standing = true;
 			m->late_since = m->now;
 			m->late_still_since = 0;
