@@ -221,8 +221,8 @@ static void walk_tos(int n, enum walk_speed speed, const char *name, float *time
 
 /*
  * WalkToward (x, y) at speed, stalled once for seconds at STALL_PHASES
- * moments of two steps, the first `offset` of a moment after RUN_UP_S:
- * how many fell.
+ * moments of two steps (the first `offset` of a moment's spacing after
+ * RUN_UP_S): how many fell; -1, the model did not stand.
  */
 static int stalled_walks(float x, float y, enum walk_speed speed, float seconds, float offset)
 {
@@ -252,9 +252,14 @@ static void stalls(enum walk_speed speed, const char *name)
 {
 	for (size_t d = 0; d < sizeof(stall_s) / sizeof(stall_s[0]); d++) {
 		int fell = stalled_walks(1.0f, 0.0f, speed, stall_s[d], 0.0f);
-		int more = stalled_walks(1.0f, 0.0f, speed, stall_s[d], 0.5f) +
-			   stalled_walks(1.0f, 0.5f, speed, stall_s[d], 0.0f);
+		int later = stalled_walks(1.0f, 0.0f, speed, stall_s[d], 0.5f);
+		int turning = stalled_walks(1.0f, 0.5f, speed, stall_s[d], 0.0f);
+		int more = later + turning;
 
+		if (fell < 0 || later < 0 || turning < 0) {
+			printf("walk, stalled at %s: not run: the model did not stand\n", name);
+			return;
+		}
 		printf("walk, the body loop stalled %.0f ms once mid-walk at %s, at %d moments "
 		       "of two steps: %d fell (goal 0 to 200 ms: %s); half a moment later and "
 		       "turning, %d of %d more\n", stall_s[d] * 1000.0f, name, STALL_PHASES, fell,

@@ -114,8 +114,8 @@ static const float stiff_on[NJ] = {
  * foot's), 100 ms: walking on at once from the closed feet, 7 of 20 fell
  * at Fast and Normal; standing still first, none. 200 ms: 4 and 2 fell
  * at Normal and Fast, none with the catch. A cycle late by less keeps its
- * real time. The odometry's turn takes the
- * real time (up to ODO_DT_MAX_S: longer is a stopped daemon).
+ * real time. The odometry's turn takes the real time (up to ODO_DT_MAX_S:
+ * longer is a stopped daemon).
  */
 #define LATE_S		0.09f
 #define LATE_STAND_MAX_NS MS(2000)
@@ -365,6 +365,16 @@ static bool segment_step(struct motion *m)
 }
 
 /* A keyframe to pose p at stiff_on, then `after`. */
+/* To pose p at stiff_on over dur ns, in phase `phase`, then `after`. */
+static void move_in(struct motion *m, enum pose p, enum phase after, uint64_t dur,
+		    enum phase phase)
+{
+	segment(m, pose_of(m, p), stiff_on, dur);
+	m->goal = p;
+	m->after = after;
+	set_phase(m, phase);
+}
+
 static void start_move(struct motion *m, enum pose p, enum phase after)
 {
 	const float *to = pose_of(m, p);
@@ -387,10 +397,7 @@ static void start_move(struct motion *m, enum pose p, enum phase after)
 	}
 	dur = (uint64_t)(secs * 1e9f);
 	dur = dur < MOVE_MIN_NS ? MOVE_MIN_NS : dur > MOVE_MAX_NS ? MOVE_MAX_NS : dur;
-	segment(m, to, stiff_on, dur);
-	m->goal = p;
-	m->after = after;
-	set_phase(m, PH_MOVE);
+	move_in(m, p, after, dur, PH_MOVE);
 }
 
 static void start_unstiffen(struct motion *m)
@@ -450,13 +457,11 @@ static uint64_t quickest_ns(const float from[NJ], const float to[NJ])
 static void getup_sit(struct motion *m, const struct nb_sensors *s)
 {
 	if (fall_tilt(s) < FALL_TILT_UPRIGHT) {
-		segment(m, motion_poses[POSE_SIT], stiff_on,
-			quickest_ns(m->pos, motion_poses[POSE_SIT]));
-		m->goal = POSE_SIT;
-		m->after = PH_GETUP_WAIT;
-	} else {
-		start_move(m, POSE_SIT, PH_GETUP_WAIT);
+		move_in(m, POSE_SIT, PH_GETUP_WAIT,
+			quickest_ns(m->pos, motion_poses[POSE_SIT]), PH_GETUP_SIT);
+		return;
 	}
+	start_move(m, POSE_SIT, PH_GETUP_WAIT);
 	set_phase(m, PH_GETUP_SIT);
 }
 
