@@ -90,6 +90,11 @@ endif
 CC := :
 PKG_CONFIG := :
 endif
+# pkg-config may be there without the libraries' .pc files (a fresh
+# Debian has it): for those goals it answers without a word too.
+ifeq ($(filter-out $(TOOLCHAIN_FREE_GOALS),$(or $(MAKECMDGOALS),all)),)
+PKG_CONFIG += 2>/dev/null
+endif
 
 # The version every tool's --version prints (userspace/include/nbtool/
 # version.h), the packages' and DKMS's: `git describe`, or what the

@@ -90,7 +90,19 @@ def request(port, method, path, token=None, body=None, headers=None, host="127.0
     c = http.client.HTTPConnection(host, port, timeout=timeout,
                                    source_address=(source, 0) if source else None)
     try:
-        c.request(method, path, body=body, headers=h)
+        try:
+            c.request(method, path, body=body, headers=h)
+        except (BrokenPipeError, ConnectionResetError) as e:
+            # The daemon answered before it read the whole request (the
+            # gate's refusals do) and closed: say what it answered, if the
+            # answer can still be read, rather than only that the pipe broke.
+            try:
+                r = c.getresponse()
+                early = f"it answered {r.status} {r.read()[:300]!r}"
+            except (OSError, http.client.HTTPException) as e2:
+                early = f"no answer could be read ({e2!r})"
+            raise AssertionError(f"{method} {path}: the connection broke while the request "
+                                 f"was sent ({e!r}); {early}") from e
         r = c.getresponse()
         a = Answer(r.status, dict(r.getheaders()), r.read())
     finally:
