@@ -21,3 +21,8 @@ UNIT_TESTS += motion_handover_test
 motion_handover_test_SRCS := $(srctree)/selftests/motion/handover_test.c
 motion_handover_test_LIBS := nbmotion
 motion_handover_test_LDLIBS := -lm
+# A get-up that leaves it lying still tries again at once; still moving, it waits.
+UNIT_TESTS += motion_getup_retry_test
+motion_getup_retry_test_SRCS := $(srctree)/selftests/motion/getup_retry_test.c
+motion_getup_retry_test_LIBS := nbmotion
+motion_getup_retry_test_LDLIBS := -lm

@@ -465,6 +465,24 @@ static void getup_sit(struct motion *m, const struct nb_sensors *s)
 	set_phase(m, PH_GETUP_SIT);
 }
 
+/*
+ * GETUP_WAIT: lying still as the fall detector means it (tilted past
+ * FALL_TILT_FALLING and turning slower than FALL_RATE_STILL) for
+ * FALL_STILL_NS since the sit pose was reached. A body that sits up does
+ * so as its legs fold; one that lies still after them stays down, and
+ * waiting out GETUP_WAIT_NS cost each failed try 4 s.
+ */
+static bool lying_still(const struct motion *m)
+{
+	uint64_t since = m->fall.still_since;
+
+	if (!since)
+		return false;
+	if (since < m->phase_since)
+		since = m->phase_since;
+	return m->now - since >= FALL_STILL_NS;
+}
+
 /* Still down: again from where it lies, or, the tries spent, limp. */
 static void getup_failed(struct motion *m, const struct nb_sensors *s)
 {
@@ -1080,7 +1098,7 @@ static void phase_step(struct motion *m, const struct nb_sensors *s, float dt, f
 		if (fall_tilt(s) < FALL_TILT_UPRIGHT) {
 			note_info(m, "motion: up again");
 			start_move(m, req_pose(&m->req), PH_HOLD);
-		} else if (m->now - m->phase_since > GETUP_WAIT_NS) {
+		} else if (m->now - m->phase_since > GETUP_WAIT_NS || lying_still(m)) {
 			getup_failed(m, s);
 		}
 		break;
