@@ -97,44 +97,51 @@ static int until_sat(struct lying_body *b)
 	return -1;
 }
 
+/*
+ * The first try up to the sit pose, then the gyroscope's pitch rate set to
+ * pitch_rate: cycles from the sit to the second try, or -1 (none within
+ * two waits). The sit's cycle in *sat (-1: never reached).
+ */
+static int retry_after_sit(struct lying_body *b, float pitch_rate, int *sat)
+{
+	body_start(b);
+	*sat = until_sat(b);
+	if (*sat < 0)
+		return -1;
+	b->s.gyroscope[1] = pitch_rate;
+	while (b->retry_at < 0 && b->cycle < *sat + 2 * WAIT_CYCLES)
+		body_cycle(b);
+	return b->retry_at < 0 ? -1 : b->retry_at - *sat;
+}
+
 TEST(lying_still_after_the_sit_it_tries_again_at_once)
 {
 	struct lying_body b;
-	int sat;
+	int sat, after = retry_after_sit(&b, 0.0f, &sat);
 
-	body_start(&b);
-	sat = until_sat(&b);
 	ASSERT_GE(sat, 0) TH_LOG("the first try never reached the sit pose");
-	while (b.retry_at < 0 && b.cycle < sat + 2 * WAIT_CYCLES)
-		body_cycle(&b);
-	ASSERT_GE(b.retry_at, 0) TH_LOG("no second try");
+	ASSERT_GE(after, 0) TH_LOG("no second try");
 	/*
 	 * The last key's hold and the sit's shortest move end in the sit
 	 * pose too (0.7 s here), then FALL_STILL_NS of lying still: well
 	 * within the wait's 4 s.
 	 */
-	EXPECT_LE(b.retry_at - sat, WAIT_CYCLES / 2)
-		TH_LOG("tried again %d cycles after the sit (%.2f s)", b.retry_at - sat,
-		       (b.retry_at - sat) * CYCLE_NS / 1e9);
+	EXPECT_LE(after, WAIT_CYCLES / 2)
+		TH_LOG("tried again %d cycles after the sit (%.2f s)", after,
+		       after * CYCLE_NS / 1e9);
 	motion_destroy(b.m);
 }
 
 TEST(still_moving_after_the_sit_it_is_given_the_wait)
 {
 	struct lying_body b;
-	int sat;
-
-	body_start(&b);
-	sat = until_sat(&b);
-	ASSERT_GE(sat, 0) TH_LOG("the first try never reached the sit pose");
 	/* Rocking on its back: turning faster than the fall detector's still. */
-	b.s.gyroscope[1] = 2.0f * FALL_RATE_STILL;
-	while (b.retry_at < 0 && b.cycle < sat + 2 * WAIT_CYCLES)
-		body_cycle(&b);
-	ASSERT_GE(b.retry_at, 0) TH_LOG("no second try after the wait");
-	EXPECT_GE(b.retry_at - sat, WAIT_CYCLES)
-		TH_LOG("tried again %d cycles after the sit, while the body still moved",
-		       b.retry_at - sat);
+	int sat, after = retry_after_sit(&b, 2.0f * FALL_RATE_STILL, &sat);
+
+	ASSERT_GE(sat, 0) TH_LOG("the first try never reached the sit pose");
+	ASSERT_GE(after, 0) TH_LOG("no second try after the wait");
+	EXPECT_GE(after, WAIT_CYCLES)
+		TH_LOG("tried again %d cycles after the sit, while the body still moved", after);
 	motion_destroy(b.m);
 }
 

@@ -364,7 +364,6 @@ static bool segment_step(struct motion *m)
 	return t >= 1.0f;
 }
 
-/* A keyframe to pose p at stiff_on, then `after`. */
 /* To pose p at stiff_on over dur ns, in phase `phase`, then `after`. */
 static void move_in(struct motion *m, enum pose p, enum phase after, uint64_t dur,
 		    enum phase phase)
@@ -375,6 +374,7 @@ static void move_in(struct motion *m, enum pose p, enum phase after, uint64_t du
 	set_phase(m, phase);
 }
 
+/* A keyframe to pose p at stiff_on, then `after`. */
 static void start_move(struct motion *m, enum pose p, enum phase after)
 {
 	const float *to = pose_of(m, p);
