@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -38,25 +39,38 @@ def walking(d):
     return c
 
 
+def beside(c, d, *args):
+    """Run naoctl ARGS --host while client c keeps talking: a quiet
+    controller would be stopped by the 0.5 s watchdog, however long naoctl
+    takes. naoctl's result, and the messages c read meanwhile."""
+    p = subprocess.Popen([binary("naoctl"), args[0], "--host", f"127.0.0.1:{d.rest_port}",
+                          *args[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, NAOBODY_TOKEN=token_of(d)))
+    got = []
+    hang = time.monotonic() + 60
+    while p.poll() is None and time.monotonic() < hang:
+        got += c.heartbeat_for(0.2)
+    if p.poll() is None:
+        p.kill()
+    out, err = p.communicate(timeout=30)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err), got
+
+
 @tap.test
 def watch_and_dump_see_it_walk():
     """watch --host and dump --host show the walking robot; dump's joints are the client's State's"""
     with Daemon(rest=True) as d:
         c = walking(d)
-        r = naoctl(d, "watch", "-n", "2", "-r", "5")
+        r, _ = beside(c, d, "watch", "-n", "2", "-r", "5")
         check(r.returncode == 0, r.stderr)
         check(r.stdout.count("cycle ") == 2 and "Walk" in r.stdout and
               r.stdout.count("left_knee_pitch") == 2, r.stdout[:600])
-        p = subprocess.Popen([binary("naoctl"), "dump", "--host", f"127.0.0.1:{d.rest_port}",
-                              "-n", "12", "-r", "20"], stdout=subprocess.PIPE, text=True,
-                             env=dict(os.environ, NAOBODY_TOKEN=token_of(d)))
-        states = c.heartbeat_for(1.5)
-        out, _ = p.communicate(timeout=30)
-        check(p.returncode == 0, f"exit {p.returncode}")
-        lines = out.splitlines()
+        res, states = beside(c, d, "dump", "-n", "12", "-r", "20")
+        check(res.returncode == 0, f"exit {res.returncode}: {res.stderr}")
+        lines = res.stdout.splitlines()
         head = lines[0].split("\t")
         rows = [dict(zip(head, ln.split("\t"))) for ln in lines[1:]]
-        check(len(rows) == 12 and all(r["motion"] == "Walk" for r in rows), out[:400])
+        check(len(rows) == 12 and all(r["motion"] == "Walk" for r in rows), res.stdout[:400])
         knees = {round(float(r["time"]), 3): float(r["left_knee_pitch.position"]) for r in rows}
         check(len(set(knees.values())) > 3, f"the knee does not move: {knees}")
         api = {round(m["State"]["time"], 3): m["State"]["joint_positions"][17]
@@ -72,7 +86,7 @@ def status_names_the_controller():
     """status --host: the daemon, the body and the robot API client holding it"""
     with Daemon(rest=True) as d:
         c = walking(d)
-        r = naoctl(d, "status")
+        r, _ = beside(c, d, "status")
         check(r.returncode == 0, r.stderr)
         peer = "%s:%d" % c.sock.getsockname()[:2]
         check("simulated body" in r.stdout and "SIMULATED-BODY-00001" in r.stdout and
@@ -86,7 +100,7 @@ def record_writes_states():
     with Daemon(rest=True) as d, tempfile.TemporaryDirectory() as tmp:
         c = walking(d)
         path = os.path.join(tmp, "walk.jsonl")
-        r = naoctl(d, "record", "-n", "20", "-r", "25", path)
+        r, _ = beside(c, d, "record", "-n", "20", "-r", "25", path)
         c.close()
         check(r.returncode == 0 and "20 States" in r.stderr, r.stderr)
         with open(path) as f:
