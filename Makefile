@@ -422,14 +422,17 @@ VM_KMODS := $(sort $(foreach s,$(ALL_VM_SUITES),$($(s)_VM_KMODS)))
 VM_FILES := $(foreach s,$(ALL_VM_SUITES),$(addprefix $(s)=,$($(s)_VM_FILES)))
 export VM_SUITES VM_KMODS VM_FILES
 export $(foreach s,$(ALL_VM_SUITES),$(s)_VM_PROGS $(s)_VM_TIMEOUT)
-# A suite with <suite>_VM_TIER := debug (it needs KUnit or a checker) runs
-# only in the debug tier (check-debug-vm, below); one with
-# <suite>_VM_TIER := stock only in the stock tier: userspace behind the
-# kernel's own test devices, whose modules the debug kernel does not build,
-# or userspace whose kernel paths through our modules other suites already
-# take (the RT and debug tiers are there to find our modules' faults);
-# every other suite runs in all three. The test runs take their suites, modules and files from vm_env.
-STOCK_VM_SUITES := $(foreach s,$(VM_SUITES),$(if $(filter debug,$($(s)_VM_TIER)),,$(s)))
+# <suite>_VM_TIER lists the tiers a suite runs in (stock, rt, debug); a
+# suite without one runs in all three. debug alone: it needs KUnit or a
+# checker. stock alone: userspace behind the kernel's own test devices,
+# whose modules the debug kernel does not build, or userspace whose kernel
+# paths through our modules other suites already take (the RT and debug
+# tiers are there to find our modules' faults). stock rt: userspace that
+# must also meet the real-time kernel, but whose paths into our modules
+# the debug tier's other suites take. The test runs take their suites,
+# modules and files from vm_env.
+vm_tier_suites = $(foreach s,$(VM_SUITES),$(if $($(s)_VM_TIER),$(if $(filter $(1),$($(s)_VM_TIER)),$(s)),$(s)))
+STOCK_VM_SUITES := $(call vm_tier_suites,stock)
 vm_env = VM_SUITES="$(strip $(1))" \
 	VM_KMODS="$(sort $(foreach s,$(1),$($(s)_VM_KMODS)))" \
 	VM_FILES="$(strip $(foreach s,$(1),$(addprefix $(s)=,$($(s)_VM_FILES))))"
@@ -480,9 +483,9 @@ bench: all unit-tests vm-programs rt-modules
 DEBUG_O := $(O)/debug
 DEBUG_KDIR = $(shell $(srctree)/scripts/debug-kernel.sh --dir)
 DEBUG_KVER = $(shell cat $(DEBUG_KDIR)/kernel.release)
-KERNEL_VM_SUITES = $(foreach s,$(VM_SUITES),$(if $(filter stock,$($(s)_VM_TIER)),,$(s)))
-DEBUG_VM_SUITES := $(foreach s,$(KERNEL_VM_SUITES),$(if $($(s)_VM_LOCKDEP),$(s))) \
-	$(foreach s,$(KERNEL_VM_SUITES),$(if $($(s)_VM_LOCKDEP),,$(s)))
+DEBUG_TIER_SUITES := $(call vm_tier_suites,debug)
+DEBUG_VM_SUITES := $(foreach s,$(DEBUG_TIER_SUITES),$(if $($(s)_VM_LOCKDEP),$(s))) \
+	$(foreach s,$(DEBUG_TIER_SUITES),$(if $($(s)_VM_LOCKDEP),,$(s)))
 # TCG with KASAN and lockdep runs about three times slower: the time limits
 # grow by that, and tests see it as NBVM_TIME_SCALE.
 DEBUG_TIME_SCALE := 3
@@ -540,7 +543,7 @@ RT_KVER = $(patsubst linux-headers-%,%,$(notdir $(RT_KDIR)))
 RT_MODDIR = $(RT_ROOT)/lib/modules/$(RT_KVER)
 RT_KO_DIR = $(RT_O)/src
 RT_KERNEL = $(RT_ROOT)/boot/vmlinuz-$(RT_KVER)
-RT_VM_SUITES := $(filter $(KERNEL_VM_SUITES),$(STOCK_VM_SUITES))
+RT_VM_SUITES := $(call vm_tier_suites,rt)
 # Under TCG the RT kernel runs the tests slower than the stock one (every
 # interrupt is a thread, every spinlock_t a sleeping lock): on a loaded
 # 2-core host a throughput-paced case (e2e_test's answer count, naobodyd's
