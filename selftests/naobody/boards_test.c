@@ -78,16 +78,34 @@ TEST_F_TIMEOUT(boards, handshake_outcome, NBT_TIMEOUT)
 	unsigned int count[4], asked[64] = { 0 };
 	struct nb_emu_stats st;
 	int n, frames;
+	long long lost;
 
 	ASSERT_EQ(0, nbt_wait_boards(&self->t, variant->expect, NBT_ALL_BOARDS, NBT_MS(20000)));
 	board_states(&self->t, count, b, &n);
 	EXPECT_EQ((unsigned int)n, count[variant->expect]);
+	/*
+	 * Exchanges that lost their answers (a loaded machine's late bus):
+	 * a handshake whose answers were lost is asked again.
+	 */
+	lost = nbt_stat("timeouts") + nbt_stat("stalls") + nbt_stat("crc_errors") +
+	       nbt_stat("io_errors") + nbt_stat("skipped") + nbt_stat("overruns");
 	for (int i = 0; i < n; i++) {
 		/* A board with a serial says so (the foot boards send 0). */
 		EXPECT_EQ(variant->emu_args ? 11 : 10, b[i].config_version);
-		/* Rejected: asked three times in all; accepted: once. */
-		EXPECT_EQ(variant->expect == NAOBODY_BOARD_REJECTED ? 3 : 1, b[i].tries);
+		/*
+		 * Rejected: asked three times in all. Accepted: once; more
+		 * only after lost exchanges, and never more than three times.
+		 */
+		if (variant->expect == NAOBODY_BOARD_REJECTED || !lost) {
+			EXPECT_EQ(variant->expect == NAOBODY_BOARD_REJECTED ? 3 : 1, b[i].tries);
+		} else {
+			EXPECT_GE(3u, b[i].tries);
+		}
+		EXPECT_LE(1u, b[i].tries);
 	}
+	if (lost)
+		TH_LOG("%lld exchange(s) lost their answers: an accepted board may be asked again",
+		       lost);
 	/* sysfs: a directory per board, one value per file, as the ioctl says. */
 	for (int i = 0; i < n; i++) {
 		static const char *const names[] = { "unknown", "accepted", "rejected", "silent" };
@@ -142,13 +160,7 @@ TEST_F_TIMEOUT(chest, id_strings_in_every_slot, NBT_TIMEOUT)
 {
 	char id[NAOBODY_CHEST_ID_LEN + 1], want[64];
 
-	/*
-	 * The start-up's read of the preference block may fail on a slow
-	 * machine; the driver reads it again later.
-	 */
-	for (int waited = 0; waited < NBT_MS(60000) &&
-	     nb_calibration_state(self->t.dev) != NAOBODY_CALIB_READ; waited += 100)
-		usleep(100000);
+	ASSERT_EQ(0, nbt_wait_calibrated(self->t.dev, NBT_MS(60000)));
 	for (unsigned int slot = 0; slot < NAOBODY_CHEST_ID_SLOTS; slot++) {
 		ASSERT_EQ(0, nb_chest_id(self->t.dev, slot, id));
 		EXPECT_LT(0u, strlen(id));

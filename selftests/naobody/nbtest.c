@@ -215,6 +215,16 @@ int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeo
 	return -ETIMEDOUT;
 }
 
+int nbt_wait_calibrated(struct nb_device *d, int timeout_ms)
+{
+	for (int waited = 0; waited <= timeout_ms; waited += 100) {
+		if (nb_calibration_state(d) == NAOBODY_CALIB_READ)
+			return 0;
+		sleep_ms(100);
+	}
+	return -ETIMEDOUT;
+}
+
 long long nbt_stat(const char *name)
 {
 	char path[256];

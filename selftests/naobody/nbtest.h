@@ -82,6 +82,13 @@ int nbt_shared(struct nbt *t);
 /* Wait until n boards (all: every board) are in state; 0 or -ETIMEDOUT. */
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms);
 
+/*
+ * Wait until the driver has read the preference block: 0, or -ETIMEDOUT.
+ * The start-up's read may fail on a slow machine; the retry work reads it
+ * again later, up to 32 s apart (the debug tier's took more than 60 s).
+ */
+int nbt_wait_calibrated(struct nb_device *d, int timeout_ms);
+
 /* Wait until path exists (present) or not: 0, or -ETIMEDOUT. */
 int nbt_wait_path(const char *path, bool present, int timeout_ms);
 

@@ -196,18 +196,7 @@ TEST_F_TIMEOUT(uapi, prefs_in_a_short_buffer_is_enospc_with_the_size, 90)
 	uint8_t small[16];
 	struct naobody_prefs p = { .data = (uintptr_t)small, .size = sizeof(small) };
 
-	/*
-	 * Wait for the driver to have read the block: on a slow machine the
-	 * start-up's read may fail, and the retries read it later, up to
-	 * 32 s apart (the debug tier's took more than 60 s).
-	 */
-	for (int waited = 0; waited < 600 * nbt_time_scale(); waited++) {
-		ASSERT_EQ(0, nb_refresh_info(self->t.dev));
-		if (nb_info(self->t.dev)->calibration == NAOBODY_CALIB_READ)
-			break;
-		usleep(100000);
-	}
-	ASSERT_EQ(NAOBODY_CALIB_READ, nb_info(self->t.dev)->calibration);
+	ASSERT_EQ(0, nbt_wait_calibrated(self->t.dev, NBT_MS(60000)));
 	EXPECT_ERRNO(ENOSPC, ioctl(self->ro, NAOBODY_IOC_GET_PREFS, &p));
 	EXPECT_EQ(NAOBODY_PREFS_SIZE, p.size);
 }
