@@ -77,6 +77,12 @@ naobodyd_rest_limit_test_SRCS := $(srctree)/selftests/naobodyd/rest_limit_test.c
 	$(srctree)/userspace/naobodyd/rest/rest_limit.c
 naobodyd_rest_limit_test_LDLIBS := -lpthread
 
+# The REST API's connection limits: per source, the late headers' cut-off.
+UNIT_TESTS += naobodyd_rest_conns_test
+naobodyd_rest_conns_test_SRCS := $(srctree)/selftests/naobodyd/rest_conns_test.c \
+	$(addprefix $(srctree)/userspace/naobodyd/, rest/rest_conns.c rest/rest_limit.c log.c)
+naobodyd_rest_conns_test_LDLIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd) -lpthread
+
 # The watchdog's stages on a made-up clock, and the daemon's own stalls.
 UNIT_TESTS += naobodyd_watchdog_test
 naobodyd_watchdog_test_SRCS := $(srctree)/selftests/naobodyd/watchdog_unit_test.c \

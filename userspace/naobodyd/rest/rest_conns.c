@@ -21,13 +21,17 @@ void rest_conns_uninit(struct rest_conns *rc)
 	pthread_mutex_destroy(&rc->lock);
 }
 
-/* Called with the lock held. */
+/*
+ * The connections source key holds. One cut off (shut) holds nothing: its
+ * peer has seen it end, and may connect again before its thread has
+ * noticed and closed it. Called with the lock held.
+ */
 static unsigned int from(const struct rest_conns *rc, const uint8_t key[16])
 {
 	unsigned int n = 0;
 
 	for (int i = 0; i < REST_CONNECTIONS; i++)
-		n += rc->conn[i].c && !memcmp(rc->conn[i].key, key, 16);
+		n += rc->conn[i].c && !rc->conn[i].shut && !memcmp(rc->conn[i].key, key, 16);
 	return n;
 }
 
