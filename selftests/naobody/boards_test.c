@@ -231,7 +231,11 @@ TEST_F_TIMEOUT(chest, mode_query_and_led_state, NBT_TIMEOUT)
 #define CHEST_EACH	4
 #define CHEST_WAIT	3	/* requests.c: NAOBODY_REQ_WAIT, cycles per send */
 #define CHEST_HOLD	9	/* NAOBODY_REQ_WAIT * NAOBODY_REQ_SENDS */
-#define CHEST_RETRIES	2
+/*
+ * Asks again after a timeout, at most: a bound for a hang, not a pace (a
+ * loaded emulator can miss the driver's 9 cycles again and again).
+ */
+#define CHEST_RETRIES	20
 #define CHEST_RECORDS	65536	/* records read while they ask */
 
 struct chest_asker {

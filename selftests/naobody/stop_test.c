@@ -539,7 +539,7 @@ static void one_stall(struct __test_metadata *_metadata, struct ctx *c, unsigned
 
 		ASSERT_EQ(0, nb_emu_misbehave(&c->t.emu, m, 1, 0));
 		/* It acts on the next frame; 100 frames bound a broken emulator. */
-		for (int f = 0; f < 100 && st.misbehaviours == spent; f++) {
+		for (int k = 0; k < 100 && st.misbehaviours == spent; k++) {
 			ASSERT_EQ(0, nb_emu_wait_frames(&c->t.emu, st.frames + 1, MS(10000)));
 			ASSERT_EQ(0, nb_emu_stats(&c->t.emu, &st));
 		}
