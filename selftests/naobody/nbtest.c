@@ -200,18 +200,27 @@ int nbt_shared(struct nbt *t)
 
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms)
 {
+	static const char *const names[] = { "unknown", "accepted", "rejected", "silent" };
 	struct naobody_board b[64];
+	int count = 0;
 
 	for (int waited = 0; waited <= timeout_ms; waited += 20) {
-		int count = nb_boards(t->dev, b, 64);
 		unsigned int in_state = 0;
 
+		count = nb_boards(t->dev, b, 64);
 		for (int i = 0; i < count && i < 64; i++)
 			in_state += b[i].state == state;
 		if (in_state >= (n == NBT_ALL_BOARDS ? (unsigned int)count : n))
 			return 0;
 		sleep_ms(20);
 	}
+	/* What a failure's output needs: where each board stands, and the link. */
+	fprintf(stderr, "# no %u board(s) %s after %d ms:", n, names[state & 3], timeout_ms);
+	for (int i = 0; i < count && i < 64; i++)
+		fprintf(stderr, " %d %s (%u tries)", i, names[b[i].state & 3], b[i].tries);
+	fprintf(stderr, "; answers %lld, timeouts %lld, crc_errors %lld, stalls %lld\n",
+		nbt_stat("answers"), nbt_stat("timeouts"), nbt_stat("crc_errors"),
+		nbt_stat("stalls"));
 	return -ETIMEDOUT;
 }
 
