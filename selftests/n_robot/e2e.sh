@@ -118,6 +118,9 @@ cat >"$work/wait_catch" <<'EOS'
 end=$(($(cut -d. -f1 /proc/uptime) + 30 * ${NBVM_TIME_SCALE:-1}))
 until m=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/"$1"/status 2>/dev/null) && [ -n "$m" ] &&
 	[ $(((0x$m >> ($2 - 1)) & 1)) = 1 ]; do
+	case $(sed -n 's/^State:[[:space:]]*//p' /proc/"$1"/status 2>/dev/null) in
+	"" | Z*) echo "process $1 ended before it caught signal $2"; exit 1 ;;
+	esac
 	[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || { echo "process $1 never caught signal $2"; exit 1; }
 	sleep 0.05
 done
@@ -390,7 +393,10 @@ check "parolctl: SIGTERM during a jog exits 143" sh -c \
 	 echo "exit $rc"; [ $rc = 143 ]'
 
 # Idle continues a homing: Ctrl-C must send Disable and Clear error first.
-start_emu parol6-emu -o "$work/p6.log" -H 300
+# The homing counts no frame until the emulator's SIGUSR1 (--home-hold), so
+# the Ctrl-C surely comes during it; then 330 Idle frames, more than its
+# 300, would have finished it.
+start_emu parol6-emu -o "$work/p6.log" -H 300 --home-hold
 check "parolctl: Ctrl-C during home ends the homing (102, 103, then Idle)" sh -c \
 	'p6="parolctl -d '"$work/tty"' --ldisc='"$link"' -l '"$lt"'"; $p6 enable &&
 	 from=$(($(wc -l <'"$work/p6.log"') + 1)) &&
@@ -399,6 +405,7 @@ check "parolctl: Ctrl-C during home ends the homing (102, 103, then Idle)" sh -c
 	   [ $rc = 130 ]; } &&
 	 grep -q "ended the homing" '"$work/err"' &&
 	 sh '"$work/wait_for"' '"$work/p6.log"' cmd=102 $from && sh '"$work/wait_for"' '"$work/p6.log"' cmd=103 $from &&
+	 kill -USR1 '"$emu_pid"' &&
 	 from=$(($(wc -l <'"$work/p6.log"') + 1)) &&
 	 { $p6 live >/dev/null 2>&1 & pid=$!; sh '"$work/wait_count"' '"$work/p6.log"' $from cmd=255 330;
 	   sh '"$work/wait_catch"' $pid 2; kill -INT $pid; wait $pid; } &&

@@ -48,6 +48,9 @@ static bool verbose;
 static unsigned long estop_after, estop_release_after, mute_after;
 static unsigned long commands;
 static int home_ticks = 30;
+/* --home-hold: a homing counts no command until SIGUSR1 (for tests). */
+static bool home_hold;
+static volatile sig_atomic_t home_released;
 static int grip_object_at = -1;	/* an object between the jaws at this position */
 
 static struct {
@@ -366,7 +369,8 @@ static void execute(const uint8_t *d)
 	/* Idle (and anything else) continues a homing; only a disabled
 	 * arm, or 101/102/103, a jog or a go-to stops it.
 	 */
-	if (arm.homing && arm.enabled && --arm.homing_left <= 0) {
+	if (arm.homing && arm.enabled && (!home_hold || home_released) &&
+	    --arm.homing_left <= 0) {
 		arm.homing = false;
 		arm.homed = 0xFC;
 		for (j = 0; j < JOINTS; j++)
@@ -461,6 +465,12 @@ static void serve(void)
 	}
 }
 
+static void release_homing(int sig)
+{
+	(void)sig;
+	home_released = 1;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -476,6 +486,8 @@ static void usage(FILE *f)
 		"  -r, --estop-release N     release it at the Nth command\n"
 		"  -m, --mute-after N        stop answering after N commands (link loss)\n"
 		"  -H, --home-ticks N        commands a homing takes (30)\n"
+		"      --home-hold           a homing takes none until SIGUSR1 (a test's\n"
+		"                            Ctrl-C then comes during it, however slow)\n"
 		"  -v, --verbose             log dropped frames\n"
 		"  -h, --help                this help\n"
 		"      --version             the program's version\n");
@@ -492,6 +504,7 @@ int main(int argc, char **argv)
 		{ "estop-release", required_argument, NULL, 'r' },
 		{ "mute-after", required_argument, NULL, 'm' },
 		{ "home-ticks", required_argument, NULL, 'H' },
+		{ "home-hold", no_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -537,12 +550,20 @@ int main(int argc, char **argv)
 		case 'H':
 			home_ticks = atoi(optarg);
 			break;
+		case 'W':
+			home_hold = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
 		default:
 			return nbtool_option("parol6-emu", usage, c);
 		}
+	}
+	if (home_hold) {
+		struct sigaction sa = { .sa_handler = release_homing, .sa_flags = SA_RESTART };
+
+		sigaction(SIGUSR1, &sa, NULL);
 	}
 	for (j = 0; j < JOINTS; j++)
 		arm.tel_pos[j] = (int32_t)(arm.pos[j] = standby[j]);
