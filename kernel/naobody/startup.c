@@ -303,9 +303,9 @@ void naobody_retry_work(struct work_struct *work)
  * the configuration version against accepted_versions, ask a rejected or
  * silent board again, three times in all, and start the accepted ones.
  * At start-up (first) a board is decided at the last try: rejected if it
- * ever answered, else silent. Asked again later (it dropped out, or its
- * start was not acknowledged), a board that doesn't answer stays undecided
- * and is asked again after NAOBODY_REHANDSHAKE_MS.
+ * ever answered, else silent. Asked again later (it dropped out, its start
+ * was not acknowledged, or it was silent), a board that doesn't answer
+ * keeps its state and is asked again after NAOBODY_REHANDSHAKE_MS.
  */
 static void handshake(struct naobody_dev *nb, u64 open, bool first)
 {
@@ -418,7 +418,11 @@ static bool restart_board(struct naobody_dev *nb)
 /*
  * The boards to ask again: those that dropped out (boards.c, naobody_boards_track())
  * are undecided from now on; with those whose start went unacknowledged,
- * they are the undecided ones.
+ * they are the undecided ones. A board silent through the start-up's tries
+ * is asked again too: a rough patch on the bus, or a board slower to come
+ * up than the chest board, is no reason to leave it without targets for
+ * good (the preference block is read again for the same reason). Only a
+ * board that answered with a version we refuse is left alone.
  */
 static u64 boards_to_ask_again(struct naobody_dev *nb)
 {
@@ -436,7 +440,8 @@ static u64 boards_to_ask_again(struct naobody_dev *nb)
 			nb->boards[i].state = NAOBODY_BOARD_UNKNOWN;
 			nb->boards[i].tries = 0;
 		}
-		if (nb->boards[i].state == NAOBODY_BOARD_UNKNOWN)
+		if (nb->boards[i].state == NAOBODY_BOARD_UNKNOWN ||
+		    nb->boards[i].state == NAOBODY_BOARD_SILENT)
 			undecided |= BIT_ULL(i);
 	}
 	mutex_unlock(&nb->info_lock);

@@ -141,6 +141,52 @@ TEST_F_TIMEOUT(boards, handshake_outcome, NBT_TIMEOUT)
 		  st.started_boards);
 }
 
+/*
+ * Boards silent through the start-up's handshake (every motor board down
+ * while the module loads: a rough patch on the bus, or boards slower to
+ * come up than the chest board) are asked again: once they answer, they
+ * are accepted and started, without a reload.
+ */
+FIXTURE(late) {
+	struct nbt t;
+};
+
+FIXTURE_SETUP(late)
+{
+	static const char *const down[] = {
+		"board 0 down", "board 1 down", "board 2 down", "board 3 down", "board 4 down",
+		"board 5 down", "board 6 down", "board 7 down", "board 8 down", "board 9 down",
+		"board 10 down", "board 11 down", "board 12 down", "board 13 down",
+		"board 14 down", "board 15 down", "board 16 down", NULL
+	};
+
+	ASSERT_EQ(0, nbt_up_cmds(&self->t, NULL, NULL, down));
+}
+
+FIXTURE_TEARDOWN(late)
+{
+	nbt_down(&self->t);
+}
+
+TEST_F_TIMEOUT(late, silent_boards_are_accepted_once_they_answer, NBT_TIMEOUT)
+{
+	struct naobody_board b[64];
+	unsigned int count[4];
+	struct nb_emu_stats st;
+	int n;
+
+	ASSERT_EQ(1, nb_wait_ready(self->t.dev, NBT_MS(20000)));
+	board_states(&self->t, count, b, &n);
+	ASSERT_LT(0, n);
+	EXPECT_EQ((unsigned int)n, count[NAOBODY_BOARD_SILENT]);
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(0, nb_emu_cmd(&self->t.emu, NULL, 0, "board %d up", i));
+	ASSERT_EQ(0, nbt_wait_boards(&self->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS,
+				     NBT_MS(20000)));
+	ASSERT_EQ(0, nb_emu_stats(&self->t.emu, &st));
+	EXPECT_EQ((1ull << n) - 1, st.started_boards);
+}
+
 FIXTURE(chest) {
 	struct nbt t;
 };

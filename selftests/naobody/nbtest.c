@@ -118,7 +118,8 @@ static void bus_at_controller_priority(void)
 
 uint64_t nbt_up_ns, nbt_down_ns;
 
-static int up(struct nbt *t, const char *modargs, const char *const *emu_args)
+static int up(struct nbt *t, const char *modargs, const char *const *emu_args,
+	      const char *const *emu_cmds)
 {
 	/* The emulator's start and enumeration: slower on a slower tier. */
 	struct nb_emu_options opt = { .args = emu_args, .quiet = 1,
@@ -131,6 +132,9 @@ static int up(struct nbt *t, const char *modargs, const char *const *emu_args)
 	err = nb_emu_start(&t->emu, &opt);
 	if (err)
 		return err;
+	for (; emu_cmds && *emu_cmds; emu_cmds++)
+		if (nb_emu_cmd(&t->emu, NULL, 0, "%s", *emu_cmds))
+			return -EIO;
 	if (nbt_sh("modprobe naobody %s %s", modargs ? modargs : "",
 		   modargs && strstr(modargs, "hold_cycles=") ? "" : nbt_hold_arg()))
 		return -ENOEXEC;
@@ -144,8 +148,14 @@ static int up(struct nbt *t, const char *modargs, const char *const *emu_args)
 
 int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args)
 {
+	return nbt_up_cmds(t, modargs, emu_args, NULL);
+}
+
+int nbt_up_cmds(struct nbt *t, const char *modargs, const char *const *emu_args,
+		const char *const *emu_cmds)
+{
 	uint64_t t0 = nbt_now_ns();
-	int err = up(t, modargs, emu_args);
+	int err = up(t, modargs, emu_args, emu_cmds);
 
 	nbt_up_ns = nbt_now_ns() - t0;
 	return err;
@@ -215,7 +225,10 @@ int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeo
 		sleep_ms(20);
 	}
 	/* What a failure's output needs: where each board stands, and the link. */
-	fprintf(stderr, "# no %u board(s) %s after %d ms:", n, names[state & 3], timeout_ms);
+	if (n == NBT_ALL_BOARDS)
+		fprintf(stderr, "# not every board %s after %d ms:", names[state & 3], timeout_ms);
+	else
+		fprintf(stderr, "# not %u board(s) %s after %d ms:", n, names[state & 3], timeout_ms);
 	for (int i = 0; i < count && i < 64; i++)
 		fprintf(stderr, " %d %s (%u tries)", i, names[b[i].state & 3], b[i].tries);
 	fprintf(stderr, "; answers %lld, timeouts %lld, crc_errors %lld, stalls %lld\n",

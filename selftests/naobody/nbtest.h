@@ -59,6 +59,9 @@ int nbt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * whatever was done.
  */
 int nbt_up(struct nbt *t, const char *modargs, const char *const *emu_args);
+/* The same, with the emulator's control requests emu_cmds sent before the load. */
+int nbt_up_cmds(struct nbt *t, const char *modargs, const char *const *emu_args,
+		const char *const *emu_cmds);
 void nbt_down(struct nbt *t);
 
 /*
