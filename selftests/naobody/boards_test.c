@@ -108,11 +108,10 @@ TEST_F_TIMEOUT(boards, handshake_outcome, NBT_TIMEOUT)
 		       lost);
 	/* sysfs: a directory per board, one value per file, as the ioctl says. */
 	for (int i = 0; i < n; i++) {
-		static const char *const names[] = { "unknown", "accepted", "rejected", "silent" };
 		char attr[64], val[32], want[32];
 
 		snprintf(attr, sizeof(attr), "board%d/state", i);
-		EXPECT_STREQ(names[b[i].state & 3], nbt_attr(attr, val, sizeof(val)));
+		EXPECT_STREQ(nbt_board_state_name(b[i].state), nbt_attr(attr, val, sizeof(val)));
 		snprintf(attr, sizeof(attr), "board%d/config_version", i);
 		snprintf(want, sizeof(want), "%u", b[i].config_version);
 		EXPECT_STREQ(want, nbt_attr(attr, val, sizeof(val)));
@@ -153,13 +152,13 @@ FIXTURE(late) {
 
 FIXTURE_SETUP(late)
 {
-	static const char *const down[] = {
-		"board 0 down", "board 1 down", "board 2 down", "board 3 down", "board 4 down",
-		"board 5 down", "board 6 down", "board 7 down", "board 8 down", "board 9 down",
-		"board 10 down", "board 11 down", "board 12 down", "board 13 down",
-		"board 14 down", "board 15 down", "board 16 down", NULL
-	};
+	static char cmd[NB_BOARDS][24];
+	static const char *down[NB_BOARDS + 1];
 
+	for (int i = 0; i < NB_BOARDS; i++) {
+		snprintf(cmd[i], sizeof(cmd[i]), "board %d down", i);
+		down[i] = cmd[i];
+	}
 	ASSERT_EQ(0, nbt_up_cmds(&self->t, NULL, NULL, down));
 }
 

@@ -208,9 +208,15 @@ int nbt_shared(struct nbt *t)
 	return shared_err;
 }
 
-int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms)
+const char *nbt_board_state_name(unsigned int state)
 {
 	static const char *const names[] = { "unknown", "accepted", "rejected", "silent" };
+
+	return state < 4 ? names[state] : "?";
+}
+
+int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms)
+{
 	struct naobody_board b[64];
 	int count = 0;
 
@@ -226,11 +232,14 @@ int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeo
 	}
 	/* What a failure's output needs: where each board stands, and the link. */
 	if (n == NBT_ALL_BOARDS)
-		fprintf(stderr, "# not every board %s after %d ms:", names[state & 3], timeout_ms);
+		fprintf(stderr, "# not every board %s after %d ms:", nbt_board_state_name(state),
+			timeout_ms);
 	else
-		fprintf(stderr, "# not %u board(s) %s after %d ms:", n, names[state & 3], timeout_ms);
+		fprintf(stderr, "# not %u board(s) %s after %d ms:", n, nbt_board_state_name(state),
+			timeout_ms);
 	for (int i = 0; i < count && i < 64; i++)
-		fprintf(stderr, " %d %s (%u tries)", i, names[b[i].state & 3], b[i].tries);
+		fprintf(stderr, " %d %s (%u tries)", i, nbt_board_state_name(b[i].state),
+			b[i].tries);
 	fprintf(stderr, "; answers %lld, timeouts %lld, crc_errors %lld, stalls %lld\n",
 		nbt_stat("answers"), nbt_stat("timeouts"), nbt_stat("crc_errors"),
 		nbt_stat("stalls"));

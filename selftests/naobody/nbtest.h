@@ -82,7 +82,13 @@ extern uint64_t nbt_up_ns, nbt_down_ns;
 int nbt_shared_up(const char *modargs, const char *const *emu_args);
 int nbt_shared(struct nbt *t);
 
-/* Wait until n boards (all: every board) are in state; 0 or -ETIMEDOUT. */
+/* A board state's name as sysfs gives it (NAOBODY_BOARD_*): "accepted"... */
+const char *nbt_board_state_name(unsigned int state);
+
+/*
+ * Wait until n boards (all: every board) are in state; 0 or -ETIMEDOUT,
+ * after saying on stderr where each board stands.
+ */
 int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeout_ms);
 
 /*

@@ -22,10 +22,15 @@ from resttest import token_of  # noqa: E402
 tap = Tap()
 
 
-def naoctl(d, *args, token=None, timeout=60):
+def naoctl_cmd(d, args, token=None):
+    """naoctl ARGS --host at d's REST port: its argv and environment."""
     env = dict(os.environ, NAOBODY_TOKEN=token or token_of(d))
-    return subprocess.run([binary("naoctl"), args[0], "--host", f"127.0.0.1:{d.rest_port}",
-                           *args[1:]], capture_output=True, text=True, env=env, timeout=timeout)
+    return [binary("naoctl"), args[0], "--host", f"127.0.0.1:{d.rest_port}", *args[1:]], env
+
+
+def naoctl(d, *args, token=None, timeout=60):
+    argv, env = naoctl_cmd(d, args, token)
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def walking(d):
@@ -43,9 +48,8 @@ def beside(c, d, *args):
     """Run naoctl ARGS --host while client c keeps talking: a quiet
     controller would be stopped by the 0.5 s watchdog, however long naoctl
     takes. naoctl's result, and the messages c read meanwhile."""
-    p = subprocess.Popen([binary("naoctl"), args[0], "--host", f"127.0.0.1:{d.rest_port}",
-                          *args[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, NAOBODY_TOKEN=token_of(d)))
+    argv, env = naoctl_cmd(d, args)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     got = []
     hang = time.monotonic() + 60
     while p.poll() is None and time.monotonic() < hang:

@@ -8,10 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include <gadget/gadget.h>
+
+#include "../naobody/nbtest.h"
 
 static int read_sysfs(const char *dev, const char *attr, char *buf, size_t len)
 {
@@ -30,28 +31,6 @@ static int read_sysfs(const char *dev, const char *attr, char *buf, size_t len)
 }
 
 #define BIND_TRIES	3
-
-/* How much slower than the stock kernel the VM runs (NBVM_TIME_SCALE). */
-static int scale(void)
-{
-	const char *s = getenv("NBVM_TIME_SCALE");
-
-	return s && atoi(s) > 0 ? atoi(s) : 1;
-}
-
-/* Wait until the host configured dev (its interface 0 is there): 0 or -1. */
-static int wait_configured(const char *dev, int timeout_ms)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "/sys/bus/usb/devices/%s:1.0", dev);
-	for (int waited = 0; waited <= timeout_ms; waited += 20) {
-		if (!access(path, F_OK))
-			return 0;
-		usleep(20000);
-	}
-	return -1;
-}
 
 FIXTURE(gadget) {
 	struct nb_gadget g;
@@ -90,15 +69,17 @@ TEST_F(gadget, enumerates_at_full_speed_with_two_bulk_endpoints)
 	 */
 	for (int tries = 1; ; tries++) {
 		ASSERT_EQ(0, nb_gadget_bind(&self->g, "dummy_udc.0"));
-		ASSERT_EQ(0, nb_gadget_wait_host_device(0xffff, 0x0006, 5000 * scale(), dev,
+		ASSERT_EQ(0, nb_gadget_wait_host_device(0xffff, 0x0006, NBT_MS(5000), dev,
 							sizeof(dev)));
 		TH_LOG("host sees the gadget as %s", dev);
-		if (!wait_configured(dev, 5000 * scale()))
+		/* Configured: its interface 0 is there. */
+		snprintf(path, sizeof(path), "/sys/bus/usb/devices/%s:1.0", dev);
+		if (!nbt_wait_path(path, true, NBT_MS(5000)))
 			break;
 		TH_LOG("the host did not configure it (try %d)", tries);
 		ASSERT_GT(BIND_TRIES, tries);
 		ASSERT_EQ(0, nb_gadget_unbind(&self->g));
-		ASSERT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, 5000 * scale()));
+		ASSERT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, NBT_MS(5000)));
 	}
 
 	ASSERT_EQ(0, read_sysfs(dev, "speed", buf, sizeof(buf)));
@@ -129,7 +110,7 @@ TEST_F(gadget, enumerates_at_full_speed_with_two_bulk_endpoints)
 	EXPECT_EQ(2, maxp64);
 
 	ASSERT_EQ(0, nb_gadget_unbind(&self->g));
-	EXPECT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, 5000 * scale()));
+	EXPECT_EQ(0, nb_gadget_wait_host_gone(0xffff, 0x0006, NBT_MS(5000)));
 }
 
 TEST_HARNESS_MAIN
