@@ -104,8 +104,6 @@ void naobody_body_publish(struct naobody_dev *nb, ktime_t now)
 	trace_naobody_publish(nb->index, nb->chain_cycle, flags, nb->errors);
 
 	wake_up_interruptible(&nb->wait);
-	if (nb->chest_mode_hold)
-		nb->chest_mode_hold--;
 	naobody_requests_age(nb);
 	naobody_boards_track(nb);
 }

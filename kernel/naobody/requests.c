@@ -151,6 +151,9 @@ void naobody_requests_age(struct naobody_dev *nb)
 {
 	struct naobody_request *r, *tmp;
 
+	/* The chest mode hold counts the cycles' ends, and this is one. */
+	if (nb->chest_mode_hold)
+		nb->chest_mode_hold--;
 	list_for_each_entry_safe(r, tmp, &nb->requests, node) {
 		if (!r->in_frame)
 			continue;
