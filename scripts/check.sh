@@ -42,7 +42,10 @@ run_step() {
 	printf '%-10s ' "$name"
 	"$@" >"$log" 2>&1 </dev/null
 	rc=$?
-	grep '^RESULT ' "$log" >>"$summary"
+	# The RESULT lines, each failure with its first reasons (the indented
+	# lines under it), so that the summary at the end says why as well.
+	awk '/^RESULT /{print; show = /^RESULT fail /; n = 0; next}
+	     show && /^  / && n < 8 {print; n++}' "$log" >>"$summary"
 	local p f s
 	p=$(grep -c '^RESULT pass ' "$log")
 	f=$(grep -c '^RESULT fail ' "$log")
@@ -219,13 +222,17 @@ failed=$(grep -c '^RESULT fail ' "$summary")
 skipped=$(grep -c '^RESULT skip ' "$summary")
 elapsed=$(($(date +%s) - start))
 echo
-if [[ $failed -gt 0 ]]; then
-	echo "Failed:"
-	grep '^RESULT fail ' "$summary" | sed 's/^RESULT fail /  /'
-fi
 if [[ $skipped -gt 0 ]]; then
 	echo "Skipped:"
 	grep '^RESULT skip ' "$summary" | sed 's/^RESULT skip /  /'
+fi
+# The failures last, nearest the verdict, each with its reasons: a log that
+# keeps only the output's tail (CI's) still says why.
+if [[ $failed -gt 0 ]]; then
+	echo "Failed:"
+	awk '/^RESULT fail /{print "  " substr($0, 13); show = 1; next}
+	     /^RESULT /{show = 0}
+	     show && /^  /{print "  " $0}' "$summary"
 fi
 # Each tier's time (the stock tier's two parts summed), in the order run.
 printf '%s\n' "${tier_times[@]}" | awk '!($1 in t) { order[n++] = $1 } { t[$1] += $2 }
