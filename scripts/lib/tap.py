@@ -33,10 +33,15 @@ def result(kind, name, reason=None):
 # kselftest harness prints them before "not ok", nbtest.py after it (a
 # Python traceback, whose last line says what went wrong, then the
 # daemon's command line and the last lines of its log).
-WHY_BEFORE, WHY_AFTER = 6, 30
+WHY_BEFORE, WHY_AFTER = 8, 30
 # A traceback's column markers ("^^^^^") say nothing a summary needs.
 MARKERS_ONLY = re.compile(r"^#\s*[\^~\s]+$")
 NEXT_CASE = re.compile(r"^#\s+RUN\s")
+# The kselftest harness's own lines around a case (its start and verdict,
+# the failed step) and after the last one (the program's totals): none of
+# them says why.
+HARNESS = re.compile(r"^###|^#\s+(RUN|OK|FAIL|SKIP)\s|^#\s*(FAILED|PASSED|Totals):|"
+                     r"^#\s*\S+: Test failed at step #")
 
 
 def diagnostics(lines, i):
@@ -45,7 +50,7 @@ def diagnostics(lines, i):
     for line in reversed(lines[:i]):
         if TAP_LINE.match(line):
             break
-        if line.startswith("#"):
+        if line.startswith("#") and not HARNESS.match(line):
             before.insert(0, line)
     after = []
     for line in lines[i + 1:]:
@@ -53,11 +58,12 @@ def diagnostics(lines, i):
         # harness's) ends this one's notes as surely as its result does.
         if TAP_LINE.match(line) or NEXT_CASE.match(line):
             break
-        if line.startswith("#") and not MARKERS_ONLY.match(line):
+        if line.startswith("#") and not MARKERS_ONLY.match(line) and not HARNESS.match(line):
             after.append(line)
     # Lines after it are its own (nbtest.py's style); before it, only when
-    # none follow (after an "ok", they may be the previous case's notes).
-    return after[:WHY_AFTER] if after else before[-WHY_BEFORE:]
+    # none follow (after an "ok", they may be the previous case's notes):
+    # the first ones, where the first failed expectation is.
+    return after[:WHY_AFTER] if after else before[:WHY_BEFORE]
 
 
 def count_tap(prefix, lines, rc, timeout=None, context=None):

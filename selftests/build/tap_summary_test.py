@@ -24,6 +24,36 @@ not ok 1 chest.harakiri_reset_comes_back
 ok 2 chest.usb_reset_starts_the_boards_over
 """
 
+# CI's faults_test (stop 41): the last case failed, and the program's
+# totals after its "not ok" were shown instead of its reason.
+LAST_CASE = """TAP version 13
+1..1
+#  RUN           fault.wrong_acknowledge.is_counted_and_survived ...
+# faults_test.c:91:is_counted_and_survived:Expected 20 (20) == good (2)
+# is_counted_and_survived: Test failed at step #15
+#          FAIL  fault.wrong_acknowledge.is_counted_and_survived
+not ok 1 fault.wrong_acknowledge.is_counted_and_survived
+# FAILED: 0 / 1 tests passed.
+# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0
+"""
+
+# stop_test (stop 41): the first failed expectation, then seven more notes;
+# the last six lines alone missed it.
+MANY_NOTES = """1..1
+#  RUN           stall.a_stall_that_clears_holds_the_targets ...
+# stop_test.c:572:stall_in: 4 limp frame(s) of 42
+# stop_test.c:576:Expected 0 (0) == limp_frames (4)
+# stop_test.c:572:stall_out: 0 limp frame(s) of 40
+# stop_test.c:572:stall_ack: 0 limp frame(s) of 40
+# stop_test.c:572:stall_status: 0 limp frame(s) of 41
+# stop_test.c:572:a note
+# stop_test.c:572:another note
+# stall.a_stall_that_clears_holds_the_targets: 27.17 s
+# a_stall_that_clears_holds_the_targets: Test failed at step #13
+#          FAIL  stall.a_stall_that_clears_holds_the_targets
+not ok 1 stall.a_stall_that_clears_holds_the_targets
+"""
+
 # The Python suites' style: the reason after "not ok".
 AFTER = """1..2
 ok 1 first
@@ -58,12 +88,18 @@ def summary(text, rc=1):
 
 
 def main():
-    print("1..7")
+    print("1..9")
     out = summary(KSELFTEST)
     tap("Expected 0 (0) == nbt_wait_path()" in out,
         "kselftest: the failed case's own notes (before its not ok) are shown", out)
     tap("usb_reset_starts_the_boards_over ..." not in out.split("RESULT pass")[0],
         "kselftest: the next case's notes are not shown as the failure's", out)
+    out = summary(LAST_CASE)
+    tap("Expected 20 (20) == good (2)" in out and "Totals" not in out,
+        "kselftest: the last case's reason is shown, not the program's totals", out)
+    out = summary(MANY_NOTES)
+    tap("Expected 0 (0) == limp_frames (4)" in out and "FAIL " not in out,
+        "kselftest: a case with many notes shows its first failed expectation", out)
     out = summary(AFTER)
     tap("lost nothing while stopped" in out, "notes after not ok are shown", out)
     tap(out.count("RESULT fail") == 1 and "RESULT pass t: first" in out,
