@@ -55,6 +55,9 @@ FIXTURE_TEARDOWN(fault)
 {
 }
 
+/* Records within which the answers must come: a hang's bound (about 24 s). */
+#define GOOD_WITHIN	2000
+
 static long long counted(const FIXTURE_VARIANT(fault) *v)
 {
 	return nbt_stat(v->counter) + (v->counter2 ? nbt_stat(v->counter2) : 0);
@@ -66,10 +69,16 @@ TEST_F_TIMEOUT(fault, is_counted_and_survived, NBT_TIMEOUT)
 	long long before, answers;
 	int good = 0;
 
-	/* Start from a healthy exchange. */
-	for (int i = 0; i < 200 && good < 10; i++) {
+	/*
+	 * Start from an exchange that answers. Answers are counted, not runs
+	 * of them: a loaded machine misses cycles of its own (the debug VM in
+	 * CI: a quarter of them), so how long a run lasts says how busy the
+	 * host is, not how the driver fares. GOOD_WITHIN records bound a
+	 * driver that never answers.
+	 */
+	for (int i = 0; i < GOOD_WITHIN && good < 10; i++) {
 		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
-		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
+		good += !(rec.flags & NAOBODY_REC_NO_ANSWER);
 	}
 	ASSERT_EQ(10, good);
 	before = counted(variant);
@@ -83,13 +92,14 @@ TEST_F_TIMEOUT(fault, is_counted_and_survived, NBT_TIMEOUT)
 
 	answers = nbt_stat("answers");
 	good = 0;
-	for (int i = 0; i < 600 && good < 20; i++) {
+	for (int i = 0; i < GOOD_WITHIN && good < 20; i++) {
 		if (nb_next(self->t.dev, &rec, NBT_MS(2000)) != 1)
 			break;
-		good = rec.flags & NAOBODY_REC_NO_ANSWER ? 0 : good + 1;
+		good += !(rec.flags & NAOBODY_REC_NO_ANSWER);
 	}
 	EXPECT_EQ(20, good) {
-		TH_LOG("no run of 20 good answers after %s", nb_emu_misb_name(variant->misbehaviour));
+		TH_LOG("%d good answers of %d records after %s", good, GOOD_WITHIN,
+		       nb_emu_misb_name(variant->misbehaviour));
 		nbt_sh("cd /sys/class/naobody/naobody/statistics && grep . * >&2");
 	}
 	EXPECT_LT(answers, nbt_stat("answers"));

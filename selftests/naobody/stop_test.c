@@ -486,9 +486,13 @@ static int boards_left_stiff(struct ctx *c, uint64_t upto, uint64_t targets)
  * A stall that clears itself: the 0x14's or the 0x15's (protocol stalls,
  * which the next setup clears) and a bulk endpoint's once (the driver
  * clears it). The body holds its targets through it: no limp frame, the
- * targets the same before and after. How many cycles it held them without
- * an answer (the driver's records: ticks between the answers around the
- * stall) is logged.
+ * targets the same before and after, as long as the board's data came
+ * back within the hold (hold_cycles misses). On a loaded machine it may
+ * not: the emulator, slow to take up its cleared endpoint, misses cycles
+ * of its own, and the policy then rightly sends the limp frame. So each
+ * stall is judged by the driver's own record of its misses (its records'
+ * boards_up, what the hold counts), and one whose misses ran past the
+ * hold is tried again, STALL_HOLDS times at most.
  */
 FIXTURE(stall) {
 	struct ctx c;
@@ -504,37 +508,59 @@ FIXTURE_TEARDOWN(stall)
 	ctx_down(&self->c);
 }
 
-/*
- * The most ticks without an answer between two answers, in the records
- * after the answered one of cycle (nb_next() goes on from there).
- */
-static long long held_cycles(struct nb_device *d, uint64_t cycle)
+/* Stalls tried until the board's data comes back within the hold. */
+#define STALL_HOLDS	3
+
+/* The driver's account of the records since the reader's place. */
+struct misses {
+	int most;		/* records in a row without the boards' data */
+	int records;
+	bool limp;		/* one carried stiffness 0 everywhere */
+	bool hole;		/* the reader missed records */
+};
+
+static struct misses misses_since(struct nb_device *d)
 {
 	struct naobody_record rec;
-	uint64_t last = cycle, most = 0;
+	struct misses m = { 0 };
+	uint64_t seq = 0;
+	int run = 0;
 
 	while (nb_next(d, &rec, 0) == 1) {
-		if (rec.flags & NAOBODY_REC_NO_ANSWER)
-			continue;
-		if (rec.cycle - last - 1 > most)
-			most = rec.cycle - last - 1;
-		last = rec.cycle;
+		bool limp = true;
+
+		for (int j = 0; j < NAOBODY_JOINTS && limp; j++)
+			limp = !rec.commanded.stiffness[j];
+		m.limp |= limp;
+		m.hole |= m.records && rec.seq != seq + 2;
+		seq = rec.seq;
+		m.records++;
+		run = rec.boards_up ? 0 : run + 1;
+		if (run > m.most)
+			m.most = run;
 	}
-	return (long long)most;
+	return m;
 }
 
-/* One stall of misbehaviour m, and the 40 frames after it. */
-static void one_stall(struct __test_metadata *_metadata, struct ctx *c, unsigned int m)
+/*
+ * One stall of misbehaviour m, and the 40 frames after it. Returns true if
+ * the board's data came back within the hold (the case to judge), false
+ * if the misses ran past it (the policy's limp frame is then right: the
+ * caller tries again).
+ */
+static bool one_stall(struct __test_metadata *_metadata, struct ctx *c, unsigned int m)
 {
 	long long stalls = nbt_stat("stalls");
-	struct naobody_record rec;
 	struct nb_emu_stats st;
+	struct misses ms;
 	uint64_t at, stalled = 0, emu_stalls;
-	int n, limp_frames = 0, stiff_frames = 0;
+	int n, limp_frames = 0, stiff_frames = 0, hold = nbt_hold_cycles();
 
+	/* A try after the hold ran out: every board back and started first. */
+	ASSERT_EQ(0, nbt_wait_boards(&c->t, NAOBODY_BOARD_ACCEPTED, NBT_ALL_BOARDS, MS(60000)));
 	ASSERT_EQ(0, hold_stiff(c));
+	/* The driver's records from here on: misses_since(). */
 	nbt_skip_to_newest(c->t.dev);
-	ASSERT_EQ(0, nb_latest(c->t.dev, &rec));
 	ASSERT_EQ(0, nb_emu_stats(&c->t.emu, &st));
 	at = st.frames;
 	emu_stalls = st.stalls;
@@ -569,15 +595,20 @@ static void one_stall(struct __test_metadata *_metadata, struct ctx *c, unsigned
 		limp_frames += limp(&c->f[i], c->targets);
 		stiff_frames += stiff(&c->f[i]) && (c->f[i].targets & c->targets) == c->targets;
 	}
-	TH_LOG("%s: %d limp frame(s) of %d; the targets held %lld cycle(s) without an answer; %lld stall(s) counted",
-	       nb_emu_misb_name(m), limp_frames, n,
-	       held_cycles(c->t.dev, rec.cycle), nbt_stat("stalls") - stalls);
+	ms = misses_since(c->t.dev);
+	TH_LOG("%s: %d limp frame(s) of %d; the driver's records: %d, at most %d in a row without the boards' data (the hold: %d)%s; %lld stall(s) counted",
+	       nb_emu_misb_name(m), limp_frames, n, ms.records, ms.most, hold,
+	       ms.hole ? ", some missed by this reader" : "", nbt_stat("stalls") - stalls);
 	EXPECT_LT(0u, stalled);
+	/* The policy either way: limp after the hold's misses, and only then. */
+	EXPECT_EQ(ms.most >= hold, ms.limp);
+	if (ms.most >= hold || ms.hole)
+		return false;
 	EXPECT_EQ(0, limp_frames);
 	/* Every frame carried the targets to every board. */
 	EXPECT_EQ(n, stiff_frames);
+	return true;
 }
-
 
 /* The same board, one stall after the other: one set-up for the four. */
 TEST_F_TIMEOUT(stall, a_stall_that_clears_holds_the_targets, TEST_SECONDS)
@@ -587,8 +618,19 @@ TEST_F_TIMEOUT(stall, a_stall_that_clears_holds_the_targets, TEST_SECONDS)
 		NB_EMU_MISB_STALL_STATUS,
 	};
 
-	for (size_t i = 0; i < sizeof(stalls) / sizeof(stalls[0]); i++)
-		one_stall(_metadata, &self->c, stalls[i]);
+	for (size_t i = 0; i < sizeof(stalls) / sizeof(stalls[0]); i++) {
+		int tries = 1;
+		bool held;
+
+		/* A failed ASSERT ends the test (the harness's longjmp). */
+		while (!(held = one_stall(_metadata, &self->c, stalls[i])) && tries < STALL_HOLDS)
+			tries++;
+		if (!held)
+			TH_LOG("%s: the data never came back within the hold in %d tries: only the policy was checked",
+			       nb_emu_misb_name(stalls[i]), tries);
+		else if (tries > 1)
+			TH_LOG("%s: tried %d times", nb_emu_misb_name(stalls[i]), tries);
+	}
 }
 
 /*
