@@ -508,6 +508,15 @@ FIXTURE_TEARDOWN(stall)
 	ctx_down(&self->c);
 }
 
+/* A driver record whose frame carried stiffness 0 to every joint. */
+static bool record_limp(const struct naobody_record *rec)
+{
+	for (int j = 0; j < NAOBODY_JOINTS; j++)
+		if (rec->commanded.stiffness[j])
+			return false;
+	return true;
+}
+
 /* Stalls tried until the board's data comes back within the hold. */
 #define STALL_HOLDS	3
 
@@ -527,11 +536,7 @@ static struct misses misses_since(struct nb_device *d)
 	int run = 0;
 
 	while (nb_next(d, &rec, 0) == 1) {
-		bool limp = true;
-
-		for (int j = 0; j < NAOBODY_JOINTS && limp; j++)
-			limp = !rec.commanded.stiffness[j];
-		m.limp |= limp;
+		m.limp |= record_limp(&rec);
 		m.hole |= m.records && rec.seq != seq + 2;
 		seq = rec.seq;
 		m.records++;
@@ -695,10 +700,8 @@ static int records_held(struct nb_device *d)
 	int last = -1;
 
 	for (int i = 0; nb_next(d, &rec, 0) == 1; i++) {
-		bool limp = true;
+		bool limp = record_limp(&rec);
 
-		for (int j = 0; j < NAOBODY_JOINTS && limp; j++)
-			limp = !rec.commanded.stiffness[j];
 		stiff_seen |= !limp;
 		if (!stiff_seen)
 			continue;
