@@ -45,7 +45,7 @@ run_step() {
 	# The RESULT lines, each failure with its first reasons (the indented
 	# lines under it), so that the summary at the end says why as well.
 	awk '/^RESULT /{print; show = /^RESULT fail /; n = 0; next}
-	     show && /^  / && n < 8 {print; n++}' "$log" >>"$summary"
+	     show && /^  / && n < 16 {print; n++}' "$log" >>"$summary"
 	local p f s
 	p=$(grep -c '^RESULT pass ' "$log")
 	f=$(grep -c '^RESULT fail ' "$log")

@@ -272,6 +272,40 @@ long long nbt_stat(const char *name)
 	return v;
 }
 
+void nbt_explain_link(struct nbt *t, const struct naobody_record *last)
+{
+	static const char *const counters[] = {
+		"cycles", "answers", "timeouts", "crc_errors", "bad_tables", "stalls",
+		"io_errors", "ack_mismatches", "overruns", "skipped",
+	};
+	struct naobody_record newest;
+	struct nb_emu_stats es;
+
+	fprintf(stderr, "# driver:");
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		fprintf(stderr, " %s %lld", counters[i], nbt_stat(counters[i]));
+	fprintf(stderr, "\n");
+	if (!nb_emu_stats(&t->emu, &es))
+		fprintf(stderr, "# emulator: frames %llu, answers queued %llu, read %llu, "
+			"dropped %llu, misbehaved %llu, 0x14 timeouts %llu\n",
+			(unsigned long long)es.frames, (unsigned long long)es.answers,
+			(unsigned long long)es.answers_read,
+			(unsigned long long)es.answers_dropped,
+			(unsigned long long)es.misbehaviours,
+			(unsigned long long)es.ack_timeouts);
+	else
+		fprintf(stderr, "# emulator: no answer to \"stats\"\n");
+	/* A reader far behind the newest record reads the past, not the board. */
+	if (t->dev && last && nb_latest(t->dev, &newest) == 0)
+		fprintf(stderr, "# reader: last read cycle %llu, %.1f s old; newest cycle %llu, "
+			"%.1f s old; %llu records lost\n",
+			(unsigned long long)last->cycle,
+			(nbt_now_ns() - last->in_complete_ns) / 1e9,
+			(unsigned long long)newest.cycle,
+			(nbt_now_ns() - newest.in_complete_ns) / 1e9,
+			(unsigned long long)nb_lost(t->dev));
+}
+
 char *nbt_attr(const char *attr, char *buf, size_t len)
 {
 	char path[256];

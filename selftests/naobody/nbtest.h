@@ -107,6 +107,13 @@ void nbt_skip_to_newest(struct nb_device *d);
 /* A counter from /sys/class/naobody/naobody/statistics/, or -1. */
 long long nbt_stat(const char *name);
 
+/*
+ * A failed exchange check's context, in three lines on stderr: the
+ * driver's counters, the emulator's, and where this reader stands
+ * (last: the record it read last, or NULL) against the newest record.
+ */
+void nbt_explain_link(struct nbt *t, const struct naobody_record *last);
+
 /* The board's usbfs node (for USBDEVFS_RESET), opened O_RDWR; or -1. */
 int nbt_open_usbfs(const char *host_dev);
 /*
