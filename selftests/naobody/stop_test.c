@@ -547,13 +547,20 @@ static struct misses misses_since(struct nb_device *d)
 	return m;
 }
 
+/* What one stall could judge. */
+enum stall_judged {
+	STALL_HELD,		/* the data came back within the hold: all of it */
+	STALL_PAST_HOLD,	/* the misses ran past it: only the policy */
+	STALL_UNSEEN,		/* this reader missed records: nothing */
+};
+
 /*
- * One stall of misbehaviour m, and the 40 frames after it. Returns true if
- * the board's data came back within the hold (the case to judge), false
- * if the misses ran past it (the policy's limp frame is then right: the
- * caller tries again).
+ * One stall of misbehaviour m, and the 40 frames after it. The caller
+ * tries again unless the board's data came back within the hold (the
+ * case to judge); after the hold the policy's limp frame is right.
  */
-static bool one_stall(struct __test_metadata *_metadata, struct ctx *c, unsigned int m)
+static enum stall_judged one_stall(struct __test_metadata *_metadata, struct ctx *c,
+				   unsigned int m)
 {
 	long long stalls = nbt_stat("stalls");
 	struct nb_emu_stats st;
@@ -605,14 +612,21 @@ static bool one_stall(struct __test_metadata *_metadata, struct ctx *c, unsigned
 	       nb_emu_misb_name(m), limp_frames, n, ms.records, ms.most, hold,
 	       ms.hole ? ", some missed by this reader" : "", nbt_stat("stalls") - stalls);
 	EXPECT_LT(0u, stalled);
+	/*
+	 * A reader that missed records has only part of the driver's
+	 * account: the run of misses or the limp frame may be in the part it
+	 * missed.
+	 */
+	if (ms.hole)
+		return STALL_UNSEEN;
 	/* The policy either way: limp after the hold's misses, and only then. */
 	EXPECT_EQ(ms.most >= hold, ms.limp);
-	if (ms.most >= hold || ms.hole)
-		return false;
+	if (ms.most >= hold)
+		return STALL_PAST_HOLD;
 	EXPECT_EQ(0, limp_frames);
 	/* Every frame carried the targets to every board. */
 	EXPECT_EQ(n, stiff_frames);
-	return true;
+	return STALL_HELD;
 }
 
 /* The same board, one stall after the other: one set-up for the four. */
@@ -624,17 +638,19 @@ TEST_F_TIMEOUT(stall, a_stall_that_clears_holds_the_targets, TEST_SECONDS)
 	};
 
 	for (size_t i = 0; i < sizeof(stalls) / sizeof(stalls[0]); i++) {
-		int tries = 1;
-		bool held;
+		int tries = 0, policy = 0;
+		enum stall_judged j;
 
 		/* A failed ASSERT ends the test (the harness's longjmp). */
-		while (!(held = one_stall(_metadata, &self->c, stalls[i])) && tries < STALL_HOLDS)
-			tries++;
-		if (!held)
-			TH_LOG("%s: the data never came back within the hold in %d tries: only the policy was checked",
-			       nb_emu_misb_name(stalls[i]), tries);
-		else if (tries > 1)
-			TH_LOG("%s: tried %d times", nb_emu_misb_name(stalls[i]), tries);
+		do {
+			j = one_stall(_metadata, &self->c, stalls[i]);
+			policy += j == STALL_PAST_HOLD;
+		} while (j != STALL_HELD && ++tries < STALL_HOLDS);
+		if (j != STALL_HELD)
+			TH_LOG("%s: the data never came back within the hold in %d tries: only the policy was checked, %d time(s)",
+			       nb_emu_misb_name(stalls[i]), tries, policy);
+		else if (tries)
+			TH_LOG("%s: tried %d times", nb_emu_misb_name(stalls[i]), tries + 1);
 	}
 }
 
