@@ -341,6 +341,13 @@ TEST_F_TIMEOUT(body, sensors_arrive_in_counts, NBT_TIMEOUT)
 	nbt_skip_to_newest(self->t.dev);
 	for (int i = 0; i < 200 * nbt_time_scale() && !all; i++) {
 		ASSERT_EQ(1, nb_next(self->t.dev, &rec, NBT_MS(2000)));
+		/*
+		 * A cycle without an answer keeps the last values, none of
+		 * them updated: the values may be there from an answer read
+		 * before the skip (the debug tier under load).
+		 */
+		if (rec.flags & NAOBODY_REC_NO_ANSWER)
+			continue;
 		all = rec.sensors.accelerometer[2] == -16384 &&
 		      rec.sensors.gyroscope[0] == 1234 &&
 		      rec.sensors.sonar[1] == 87 &&
