@@ -240,9 +240,8 @@ int nbt_wait_boards(struct nbt *t, unsigned int state, unsigned int n, int timeo
 	for (int i = 0; i < count && i < 64; i++)
 		fprintf(stderr, " %d %s (%u tries)", i, nbt_board_state_name(b[i].state),
 			b[i].tries);
-	fprintf(stderr, "; answers %lld, timeouts %lld, crc_errors %lld, stalls %lld\n",
-		nbt_stat("answers"), nbt_stat("timeouts"), nbt_stat("crc_errors"),
-		nbt_stat("stalls"));
+	fprintf(stderr, "\n");
+	nbt_explain_link(t, NULL);
 	return -ETIMEDOUT;
 }
 
