@@ -340,13 +340,6 @@ static void *chest_ask(void *arg)
 	return NULL;
 }
 
-static uint64_t emu_frames(struct nbt *t)
-{
-	struct nb_emu_stats st;
-
-	return nb_emu_stats(&t->emu, &st) ? 0 : st.frames;
-}
-
 /* Many readers and a slow cycle: past the 30 s default on the debug tier. */
 TEST_F_TIMEOUT(chest, many_readers_take_turns_with_their_own_answers, 120)
 {
@@ -361,7 +354,7 @@ TEST_F_TIMEOUT(chest, many_readers_take_turns_with_their_own_answers, 120)
 	ASSERT_EQ(0, nb_emu_cmd(&self->t.emu, NULL, 0, "bootloader on"));
 	nbt_skip_to_newest(self->t.dev);
 	t0 = nbt_now_ns();
-	from = emu_frames(&self->t);
+	from = nbt_emu_frames(&self->t);
 	for (unsigned int i = 0; i < CHEST_THREADS; i++) {
 		a[i].index = i;
 		ASSERT_EQ(0, pthread_create(&a[i].thread, NULL, chest_ask, &a[i]));
@@ -390,7 +383,7 @@ TEST_F_TIMEOUT(chest, many_readers_take_turns_with_their_own_answers, 120)
 			TH_LOG("asker %u: %d failed, the last with %s", i, a[i].errors,
 			       strerror(-a[i].last_err));
 	}
-	to = emu_frames(&self->t);
+	to = nbt_emu_frames(&self->t);
 	/* What reached the board: its own record of every frame since. */
 	for (uint64_t at = from; at < to; ) {
 		int got = nb_emu_frames(&self->t.emu, at, f,

@@ -271,6 +271,13 @@ long long nbt_stat(const char *name)
 	return v;
 }
 
+uint64_t nbt_emu_frames(struct nbt *t)
+{
+	struct nb_emu_stats st;
+
+	return nb_emu_stats(&t->emu, &st) ? 0 : st.frames;
+}
+
 void nbt_explain_link(struct nbt *t, const struct naobody_record *last)
 {
 	static const char *const counters[] = {

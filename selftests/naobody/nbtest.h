@@ -107,6 +107,9 @@ void nbt_skip_to_newest(struct nb_device *d);
 /* A counter from /sys/class/naobody/naobody/statistics/, or -1. */
 long long nbt_stat(const char *name);
 
+/* The frames the emulated board has got so far (0 if it doesn't say). */
+uint64_t nbt_emu_frames(struct nbt *t);
+
 /*
  * A failed exchange check's context, in three lines on stderr: the
  * driver's counters, the emulator's, and where this reader stands

@@ -52,13 +52,6 @@ static bool limp(const struct nb_emu_frame *x)
 	return x->targets && !stiff(x);
 }
 
-static uint64_t frames_now(struct nbt *t)
-{
-	struct nb_emu_stats st;
-
-	return nb_emu_stats(&t->emu, &st) ? 0 : st.frames;
-}
-
 static int hold_stiff(struct nbt *t, struct nb_device **ctl)
 {
 	struct naobody_actuators a = { 0 };
@@ -72,7 +65,7 @@ static int hold_stiff(struct nbt *t, struct nb_device **ctl)
 	if (nb_command_counts(*ctl, &a, NAOBODY_SET_STIFFNESS))
 		return -1;
 	for (int i = 0; i < 300; i++) {
-		uint64_t n = frames_now(t);
+		uint64_t n = nbt_emu_frames(t);
 
 		if (n && nb_emu_frames(&t->emu, n - 1, f, 1) == 1 && stiff(&f[0]))
 			return 0;
@@ -130,7 +123,7 @@ static uint64_t first_faulty(struct nbt *t, uint64_t at, unsigned int m, uint64_
 /* One event; returns the frame count at the event, or 0 if it failed. */
 static uint64_t event(struct nbt *t, enum state s, uint64_t *at_ns)
 {
-	uint64_t at = frames_now(t);
+	uint64_t at = nbt_emu_frames(t);
 	int fd;
 
 	*at_ns = nbt_now_ns();
@@ -156,7 +149,7 @@ static uint64_t event(struct nbt *t, enum state s, uint64_t *at_ns)
 		at = first_faulty(t, at, fault_of[s], at_ns);
 		if (!at || nb_emu_wait_frames(&t->emu, at + 3, 5000))
 			return 0;
-		at = frames_now(t);
+		at = nbt_emu_frames(t);
 		*at_ns = nbt_now_ns();
 		if (ioctl(nb_fd(t->dev), NAOBODY_IOC_STOP_NOW))
 			return 0;
@@ -260,7 +253,7 @@ static void one_stall(struct nbt *t, struct nb_device **ctl)
 
 		if (hold_stiff(t, ctl) || nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0))
 			why = "cannot hold the body stiff";
-		else if (!(at = first_faulty(t, frames_now(t) ? frames_now(t) - 1 : 0,
+		else if (!(at = first_faulty(t, nbt_emu_frames(t) ? nbt_emu_frames(t) - 1 : 0,
 					     NB_EMU_MISB_STALL_IN, &rx)))
 			why = "no stalled frame";
 		else if (nb_emu_wait_frames(&t->emu, at + 40, 30000))
@@ -292,7 +285,7 @@ static void reenumerated(struct nbt *t, struct nb_device **ctl)
 	t->dev = NULL;
 	if (nb_emu_disconnect(&t->emu) || nbt_wait_path("/dev/naobody", false, 5000))
 		return;
-	at = frames_now(t);
+	at = nbt_emu_frames(t);
 	if (nb_emu_connect(&t->emu) || nbt_wait_path("/dev/naobody", true, 10000))
 		return;
 	t->dev = nb_open(NULL, 0);

@@ -159,14 +159,6 @@ FIXTURE_TEARDOWN(stop)
 	ctx_down(&self->c);
 }
 
-/* The frames the board has got so far (0 if the emulator doesn't say). */
-static uint64_t frames_now(struct ctx *c)
-{
-	struct nb_emu_stats st;
-
-	return nb_emu_stats(&c->t.emu, &st) ? 0 : st.frames;
-}
-
 /* Claim the controller and hold every joint stiff, as the board sees it. */
 static int hold_stiff(struct ctx *self)
 {
@@ -357,7 +349,7 @@ TEST_F_TIMEOUT(stop, a_usb_reset_is_preceded_by_a_limp_frame, TEST_SECONDS)
 	 * loaded tier can take more than TAIL frames to shake hands with the
 	 * boards again, and the reset is then out of the tail.
 	 */
-	at = frames_now(c);
+	at = nbt_emu_frames(&c->t);
 	ASSERT_LT(0u, at);
 	at--;
 	fd = nbt_open_usbfs(c->t.emu.host_dev);
@@ -750,7 +742,7 @@ TEST_F_TIMEOUT(lost, every_board_goes_limp_and_the_event_reaches_it, TEST_SECOND
 	/* The driver's records from before the body went stiff (records_held()). */
 	nbt_skip_to_newest(c->t.dev);
 	ASSERT_EQ(0, hold_stiff(c));
-	from = frames_now(c) - 1;	/* the stiff one hold_stiff() saw */
+	from = nbt_emu_frames(&c->t) - 1;	/* the stiff one hold_stiff() saw */
 	/*
 	 * The last answer the board saw read: if none in the frames from
 	 * here on, it came before them (a loaded machine's chance misses
@@ -761,7 +753,7 @@ TEST_F_TIMEOUT(lost, every_board_goes_limp_and_the_event_reaches_it, TEST_SECOND
 	answered = from - 1;
 	ASSERT_EQ(0, nb_emu_misbehave(&c->t.emu, variant->fault, -1, 0));
 	usleep(MS(2000000));
-	at = frames_now(c);
+	at = nbt_emu_frames(&c->t);
 	if (variant->event == EVENT_STOP) {
 		ASSERT_EQ(0, nb_stop(c->t.dev, NAOBODY_STOP_GUARD));
 	} else {
