@@ -12,6 +12,10 @@
  *     loaded motor's share averaged over the walk, and how far a foot
  *     slipped on the floor while in contact (slip_cycle());
  *   - the turning rate on the spot at Fast (WalkToward (0, 1));
+ *   - WalkTo turning on the spot at Normal, 1.5 and 3 rad each way: how
+ *     far the torso ended from where it started, and how far the
+ *     odometry's turn was from the model's (the provisional corrections
+ *     for both: walk.c's turn_back() and odometry.c's TURN_SCALE);
  *   - 100 WalkTo targets at random within 2 m and +-180 degrees at Normal
  *     and at Fast: how many arrive within 10 cm and 10 degrees, how many
  *     fall, the median time, and the odometry's error at the end against
@@ -63,6 +67,7 @@
 #define WALK_AFTER_S	0.2f	/* a walk asked this long after Stand */
 
 static const float stall_s[] = { 0.05f, 0.10f, 0.15f, 0.20f, 0.25f };
+static const float spot_turns[] = { 1.5f, 3.0f };	/* rad, WalkTo's turn_to */
 
 /*
  * The contact's sliding friction is other simulators' convention, 1.0 (the
@@ -267,6 +272,42 @@ static void stalls(enum walk_speed speed, const char *name)
 	}
 }
 
+/*
+ * WalkTo (0, 0) turning turn rad at Normal: how far the torso ended from
+ * where it started (m) and the odometry's turn against the model's (its
+ * share off, signed). False: the model did not stand, or it fell.
+ */
+static bool turn_on_the_spot(float turn, float *moved, float *turn_off)
+{
+	struct motion_status st;
+	struct robot r;
+	float a[3], b[3], turned = 0.0f, prev;
+	bool fell;
+
+	if (!robot_up(&r))
+		return false;
+	robot_where(&r, a);
+	prev = a[2];
+	robot_request(&r, MOTION_WALK_TO, 0.0f, 0.0f, true, turn, SPEED_NORMAL);
+	robot_run(&r, 0.1f);
+	for (int i = 0; i < (int)(WALK_TO_LIMIT_S / CYCLE_S) &&
+	     !strcmp(robot_motion(&r), "Walk"); i++) {
+		robot_cycle(&r);
+		robot_where(&r, b);
+		turned += angle_wrap(b[2] - prev);
+		prev = b[2];
+	}
+	robot_run(&r, 0.5f);
+	robot_where(&r, b);
+	turned += angle_wrap(b[2] - prev);
+	motion_status(r.m, &st);
+	*moved = hypotf(b[0] - a[0], b[1] - a[1]);
+	*turn_off = (st.odometry[2] - turned) / turned;
+	fell = r.fell;
+	robot_down(&r);
+	return !fell;
+}
+
 /* WalkToward (x, y) at speed: the torso's rates, the motors' load and the feet's slip over MEASURE_S. */
 static bool measure(float x, float y, enum walk_speed speed, struct gait_figure *g)
 {
@@ -363,6 +404,20 @@ int main(int argc, char **argv)
 		if (gaits[i].speed == SPEED_FAST && gaits[i].x > 0.0f)
 			printf("walk, forward at Fast: %.3f m/s (goal %.2f m/s: %s)\n", g.forward,
 			       GOAL_FAST, mark(g.forward >= GOAL_FAST));
+	}
+	for (size_t i = 0; i < sizeof(spot_turns) / sizeof(spot_turns[0]); i++) {
+		float moved[2], off[2];
+
+		if (!turn_on_the_spot(spot_turns[i], &moved[0], &off[0]) ||
+		    !turn_on_the_spot(-spot_turns[i], &moved[1], &off[1])) {
+			printf("walk, WalkTo turning %.1f rad on the spot: not run: the model did "
+			       "not stand, or it fell\n", spot_turns[i]);
+			continue;
+		}
+		printf("walk, WalkTo turning %.1f rad on the spot at Normal, left and right: the "
+		       "torso ended %.1f and %.1f cm from where it started; the odometry's turn "
+		       "%+.1f %% and %+.1f %% off the model's\n", spot_turns[i], moved[0] * 100.0f,
+		       moved[1] * 100.0f, off[0] * 100.0f, off[1] * 100.0f);
 	}
 	walk_tos(n, SPEED_NORMAL, "Normal", times, odo);
 	walk_tos(n, SPEED_FAST, "Fast", times, odo);
