@@ -594,7 +594,6 @@ static enum stall_judged one_stall(struct __test_metadata *_metadata, struct ctx
 		uint64_t spent = st.misbehaviours;
 
 		at = st.frames;
-
 		ASSERT_EQ(0, nb_emu_misbehave(&c->t.emu, m, 1, 0));
 		/* It acts on the next frame; 100 frames bound a broken emulator. */
 		for (int k = 0; k < 100 && st.misbehaviours == spent; k++) {

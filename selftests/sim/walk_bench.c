@@ -273,39 +273,19 @@ static void stalls(enum walk_speed speed, const char *name)
 }
 
 /*
- * WalkTo (0, 0) turning turn rad at Normal: how far the torso ended from
- * where it started (m) and the odometry's turn against the model's (its
- * share off, signed). False: the model did not stand, or it fell.
+ * WalkTo (0, 0) turning turn rad at Normal (walk_to_trial()): how far the
+ * torso ended from where it started (m) and the odometry's turn against
+ * the model's (its share off, signed; turns within half a circle). False:
+ * it fell.
  */
 static bool turn_on_the_spot(float turn, float *moved, float *turn_off)
 {
-	struct motion_status st;
-	struct robot r;
-	float a[3], b[3], turned = 0.0f, prev;
-	bool fell;
+	struct walk_to_result res;
 
-	if (!robot_up(&r))
-		return false;
-	robot_where(&r, a);
-	prev = a[2];
-	robot_request(&r, MOTION_WALK_TO, 0.0f, 0.0f, true, turn, SPEED_NORMAL);
-	robot_run(&r, 0.1f);
-	for (int i = 0; i < (int)(WALK_TO_LIMIT_S / CYCLE_S) &&
-	     !strcmp(robot_motion(&r), "Walk"); i++) {
-		robot_cycle(&r);
-		robot_where(&r, b);
-		turned += angle_wrap(b[2] - prev);
-		prev = b[2];
-	}
-	robot_run(&r, 0.5f);
-	robot_where(&r, b);
-	turned += angle_wrap(b[2] - prev);
-	motion_status(r.m, &st);
-	*moved = hypotf(b[0] - a[0], b[1] - a[1]);
-	*turn_off = (st.odometry[2] - turned) / turned;
-	fell = r.fell;
-	robot_down(&r);
-	return !fell;
+	walk_to_trial(0.0f, 0.0f, turn, SPEED_NORMAL, &res);
+	*moved = res.miss_m;
+	*turn_off = angle_wrap(res.odometry[2] - res.at[2]) / res.at[2];
+	return !res.fell;
 }
 
 /* WalkToward (x, y) at speed: the torso's rates, the motors' load and the feet's slip over MEASURE_S. */

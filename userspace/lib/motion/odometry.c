@@ -44,15 +44,16 @@ void odometry_step(struct odometry *o, const float moved[3], float yaw_rate,
 		   bool on_feet, float dt)
 {
 	float c = cosf(o->pose[2]), s = sinf(o->pose[2]);
+	float turn = TURN_SCALE * yaw_rate * dt;
 
 	if (!on_feet)
 		return;
 	/* The step in the frame the robot started in, by the heading so far. */
 	o->pose[0] += c * moved[0] - s * moved[1];
 	o->pose[1] += s * moved[0] + c * moved[1];
-	o->pose[2] += TURN_SCALE * yaw_rate * dt;
+	o->pose[2] += turn;
 	o->path += hypotf(moved[0], moved[1]);
-	o->turned += fabsf(TURN_SCALE * yaw_rate * dt);
+	o->turned += fabsf(turn);
 }
 
 float odometry_uncertainty(const struct odometry *o)

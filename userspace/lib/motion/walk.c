@@ -207,10 +207,10 @@ void walk_late(struct walk *w, const float gyro[3])
  * torso back turn_creep a radian, as a backward step would: the support
  * foot moves forward under it to +c/2, the swing foot lands at -c/2.
  * Turning on the spot at Normal, 3 rad either way, the torso ended 5.3 and
- * 3.9 cm from where it started without it, 1.7 and 2.5 cm with it (1.5
- * rad: 4.0 and 3.1 cm, 1.0 and 0.6). The odometry counts none of it, as it
- * counts none of the creep (support_place()). A step that closes the feet
- * to stop takes none, so that they close in it.
+ * 3.8 cm from where it started without it, 1.5 and 2.3 cm with it (1.5
+ * rad: 4.4 and 3.5 cm, 1.5 and 0.8; nb-walk-bench). The odometry counts
+ * none of it, as it counts none of the creep (support_place()). A step
+ * that closes the feet to stop takes none, so that they close in it.
  */
 static void turn_back(struct walk *w, int swing, int support, bool still)
 {
