@@ -90,9 +90,7 @@ def scripted_exchange_beside_naobodyd():
     """the scripted body, for comparison: the driver's exchange while naobodyd stands it"""
     with Daemon() as d:
         c = ready(d, "emu_physics_test")
-        c.send({"Power": "Wake"})
-        c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial",
-                10 + 5 * LATE, "standing after Wake")
+        c.wake()
         s0, t0 = stats(), time.monotonic()
         c.heartbeat_for(4.0)
         s1, t1 = stats(), time.monotonic()
@@ -150,9 +148,7 @@ def physics_stands_then_collapses():
              "the torso to be held up", step=0.1)
     with Daemon() as d:
         c = ready(d, "emu_physics_test")
-        c.send({"Power": "Wake"})
-        c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial",
-                10 + 5 * LATE, "standing after Wake")
+        c.wake()
         c.heartbeat_for(1.0)
         physics(emu, "hold off")
         physics(emu, "reset")

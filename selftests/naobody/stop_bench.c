@@ -251,13 +251,17 @@ static void one_stall(struct nbt *t, struct nb_device **ctl)
 	for (int r = 0; r < REPS; r++) {
 		const char *why = NULL;
 
-		if (hold_stiff(t, ctl) || nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0))
+		if (hold_stiff(t, ctl) || nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0)) {
 			why = "cannot hold the body stiff";
-		else if (!(at = first_faulty(t, nbt_emu_frames(t) ? nbt_emu_frames(t) - 1 : 0,
-					     NB_EMU_MISB_STALL_IN, &rx)))
-			why = "no stalled frame";
-		else if (nb_emu_wait_frames(&t->emu, at + 40, 30000))
-			why = "no 40 frames after the stall";
+		} else {
+			/* Read once: the count goes on between two readings. */
+			uint64_t now = nbt_emu_frames(t);
+
+			if (!(at = first_faulty(t, now ? now - 1 : 0, NB_EMU_MISB_STALL_IN, &rx)))
+				why = "no stalled frame";
+			else if (nb_emu_wait_frames(&t->emu, at + 40, 30000))
+				why = "no 40 frames after the stall";
+		}
 		if (why) {
 			printf("# %-14s not measured: %s\n", "one stall", why);
 			return;

@@ -9,7 +9,6 @@ The tests marked real=True also run in the VM (vm_tests.py), where the
 real body does not walk (WalkingDisabled) and cannot get up (Fallen)."""
 
 import os
-import socket
 import struct
 import sys
 import time
@@ -47,9 +46,7 @@ def unknown_field():
     """UnknownField: WalkToward with theta names the field, and the rest applies"""
     with Daemon() as d:
         c = ready(d)
-        c.send({"Power": "Wake"})
-        c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] != "Animation", 10,
-                "standing")
+        c.wake()
         c.send({"Motion": {"WalkToward": {"x": 1.0, "y": 0.0, "theta": 0.5}}})
         e = error(c, lambda e: e["kind"] == "UnknownField")
         check(e["field"] == "Motion.WalkToward.theta" and e["command"] == "Motion" and

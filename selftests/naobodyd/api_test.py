@@ -22,8 +22,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import msgpack  # noqa: E402
 from nbtest import (BODY_HANG, LATE, LOLA_JOINT_NAMES, REAL, SRCTREE, WAIT, Client,  # noqa: E402
-                    Daemon, EmuBody, Lola, Tap, TestFailure, binary, check, check_not_fallen,
-                    frame, free_port, lockstep_daemon, note, wait_for)
+                    Daemon, EmuBody, Lola, Tap, binary, check, check_not_fallen, frame,
+                    lockstep_daemon, note, wait_for)
 
 tap = Tap()
 
@@ -76,9 +76,7 @@ def settle(c, seconds):
 
 def awake(d):
     c = ready(d)
-    c.send({"Power": "Wake"})
-    c.until_body(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
-                 and s["fall_state"] == "Upright", 4 + LATE, "standing after Wake")
+    c.wake()
     return c
 
 
@@ -328,9 +326,7 @@ def state_units():
         if REAL:
             return  # state_counts checks the rest against the emulator's counts
         # Standing: the body's mass on the feet, in kg.
-        c.send({"Power": "Wake"})
-        c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial", 4 + LATE,
-                "standing after Wake")
+        c.wake()
         s = settle(c, 0.2)
         total = sum(s["left_foot_pressure"]) + sum(s["right_foot_pressure"])
         check(4.5 < total < 6.5, f"standing foot pressure {total} kg")
@@ -515,9 +511,7 @@ def wake_waits_for_the_calibration():
             if REAL:
                 d.body.release_calibration()
             wait_for(lambda: "calibration is read" in d.log(), 5 + LATE, "the calibration")
-            c.send({"Power": "Wake"})
-            c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial",
-                    4 + LATE, "standing after Wake")
+            c.wake()
             stiff_legs(c, d)
     finally:
         if REAL:

@@ -37,8 +37,7 @@ def walking(d):
     c = Client(d)
     c.hello("naoctl_host_test")
     c.send({"Subscribe": {"state": True, "rate": 83.3}})
-    c.send({"Power": "Wake"})
-    c.until(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial", 10, "Stand")
+    c.wake()
     c.send({"Motion": {"WalkToward": {"x": 1.0, "y": 0.0}}})
     c.until(lambda s: s["motion"] == "Walk", 5, "Walk")
     return c

@@ -57,6 +57,12 @@ WAIT = 3 * TIME_SCALE
 # The clock's bound on seconds of a simulated body's own time in lockstep
 # (lockstep_daemon()), which a starved machine can stretch many times.
 BODY_HANG = 60 * (1 + LATE)
+# The most seconds of the body's time a Wake may take before State says
+# Stand: the stand-up from any pose (under 4 s at the motion layer's move
+# speeds) and settling into the pose, which the motion layer bounds at 6 s
+# (motion.c's SETTLE_MAX_NS). A body on the clock goes on while a starved
+# daemon's cycles are late, and its joints catch up in the settling.
+WAKE_BODY_S = 4 + 6
 DEVICE = os.environ.get("NBTEST_DEVICE", "/dev/naobody")
 
 
@@ -569,6 +575,13 @@ class Client:
                   f"{s['primary_state']}, {s['fall_state']}")
             return pred(s)
         return self.until(done, BODY_HANG, what)
+
+    def wake(self, what="standing after Wake"):
+        """Power Wake, then until State says Stand, Initial and Upright
+        within WAKE_BODY_S of the body's time: its last State."""
+        self.send({"Power": "Wake"})
+        return self.until_body(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
+                               and s["fall_state"] == "Upright", WAKE_BODY_S + LATE, what)
 
     def close(self):
         self.sock.close()
