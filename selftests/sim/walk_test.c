@@ -18,6 +18,7 @@
  * A fall is the torso below FALLEN_M or the motion layer's fall state.
  */
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,54 @@ TEST(walk_toward_forward_keeps_its_heading)
 	/* Normal is 0.2 m/s: it walked, not shuffled. */
 	EXPECT_GT(at[0], 1.5f);
 	robot_down(&r);
+}
+
+/*
+ * The swing foot leaves the floor and stays off it until it lands: walking
+ * forward at Normal and at Fast, each time a foot's sensors read nothing
+ * it is for at least 0.7 of a step (16 or 17 of a step's 21 cycles, where
+ * the floor meets the foot as the step ends). Aimed at the floor with the
+ * 2 cm lift, the foot met it five cycles early at Normal, since the
+ * support leg gives under the weight (walk.c's land_m), and dragged along
+ * it: 14 cycles off the floor at Normal, at Fast moments of contact all
+ * through the swing.
+ */
+TEST(the_swing_foot_stays_off_the_floor_until_it_lands)
+{
+	static const enum walk_speed speeds[] = { SPEED_NORMAL, SPEED_FAST };
+	int least = (int)ceilf(0.7f * STEP_S / CYCLE_S);
+
+	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
+		int off[2] = { 0, 0 }, shortest = INT_MAX, swings = 0;
+		bool landed[2] = { false, false };
+		struct robot r;
+
+		ASSERT_TRUE(robot_up(&r));
+		robot_request(&r, MOTION_WALK_TOWARD, 1.0f, 0.0f, false, 0.0f, speeds[i]);
+		robot_run(&r, 2.0f);
+		for (int c = 0; c < (int)(5.0f / CYCLE_S); c++) {
+			robot_cycle(&r);
+			for (int f = 0; f < 2; f++) {
+				if (r.f.s.foot[f].weight <= 0.0f) {
+					off[f]++;
+					continue;
+				}
+				/* A whole swing: one that began after the first landing. */
+				if (off[f] && landed[f]) {
+					shortest = off[f] < shortest ? off[f] : shortest;
+					swings++;
+				}
+				landed[f] = landed[f] || off[f];
+				off[f] = 0;
+			}
+		}
+		TH_LOG("%s: %d swings, the shortest %d cycles off the floor (at least %d)",
+		       speeds[i] == SPEED_FAST ? "Fast" : "Normal", swings, shortest, least);
+		EXPECT_FALSE(r.fell);
+		EXPECT_GE(swings, 10);
+		EXPECT_GE(shortest, least);
+		robot_down(&r);
+	}
 }
 
 TEST(walk_toward_half_left_draws_a_circle)

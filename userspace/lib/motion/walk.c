@@ -13,8 +13,9 @@
  *
  * The support foot moves at a constant rate (the torso at constant speed
  * over it); the swing foot along a smooth half cosine, lifted on a full
- * one. The torso sways towards the support foot as a linear inverted
- * pendulum of the walk's height would between two changes of support.
+ * one, landing as the step ends (wp.land_m). The torso sways towards the
+ * support foot as a linear inverted pendulum of the walk's height would
+ * between two changes of support.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +36,17 @@
 static const struct walk_params {
 	float step_s;		/* s, one step */
 	float lift_m;		/* the swing foot's height */
+	/*
+	 * The swing foot's target ends this far above the floor: the support
+	 * leg gives under the body's weight (its joints short of their
+	 * targets by torque / kp: on the model the torso sinks 8 mm over a
+	 * step), so a foot aimed at the floor met it five cycles early and
+	 * was dragged along it for the rest of the step. It rises to this on
+	 * a quarter sine over the step, besides the lift; the support leg
+	 * takes the floor's height again at the change of support. Off the
+	 * floor now for 16 or 17 of a step's 21 cycles (walk_test).
+	 */
+	float land_m;
 	float sway;		/* the torso's sway, as a share of the pendulum's */
 	float height_m;		/* the pendulum's: the centre of mass over the floor */
 	float forward_m;	/* the torso's way in a step, at most */
@@ -56,13 +68,14 @@ static const struct walk_params {
 	 * support foot moves under it, forward, backward and sideways (a
 	 * foot slips: the model's figures, as the RoboCup teams measure
 	 * their robots' on the field). Backward at its full step, as WalkTo
-	 * backs to a target behind: 1.5 m, 1.493 by the model (at Slow's
-	 * shorter steps the torso goes 6 % less).
+	 * backs to a target behind: 1.5 m, 1.499 by the model for 1.501 by
+	 * the odometry (at Slow's shorter steps the torso goes 6 % less).
 	 */
 	float odo_forward, odo_backward, odo_side;
 } wp = {
 	.step_s = 0.25f,
-	.lift_m = 0.030f,
+	.lift_m = 0.020f,
+	.land_m = 0.004f,
 	.sway = 1.0f,
 	.height_m = 0.26f,
 	.forward_m = 0.075f,
@@ -73,9 +86,9 @@ static const struct walk_params {
 	.turn_from = 0.25f,
 	.gyro_pitch = 0.05f,
 	.gyro_roll = 0.05f,
-	.turn_creep = 0.028f,
+	.turn_creep = 0.018f,
 	.odo_forward = 1.09f,
-	.odo_backward = 0.91f,
+	.odo_backward = 1.01f,
 	.odo_side = 0.93f,
 };
 
@@ -206,9 +219,9 @@ void walk_late(struct walk *w, const float gyro[3])
  * (the support foot's yaw under the torso changes by as much) takes the
  * torso back turn_creep a radian, as a backward step would: the support
  * foot moves forward under it to +c/2, the swing foot lands at -c/2.
- * Turning on the spot at Normal, 3 rad either way, the torso ended 5.3 and
- * 3.8 cm from where it started without it, 1.5 and 2.3 cm with it (1.5
- * rad: 4.4 and 3.5 cm, 1.5 and 0.8; nb-walk-bench). The odometry counts
+ * Turning on the spot at Normal, 3 rad either way, the torso ended 4.4 and
+ * 2.5 cm from where it started without it, 0.3 and 2.1 cm with it (1.5
+ * rad: 3.9 and 2.6 cm, 1.5 and 0.6; nb-walk-bench). The odometry counts
  * none of it, as it counts none of the creep (support_place()). A step
  * that closes the feet to stop takes none, so that they close in it.
  */
@@ -383,7 +396,8 @@ bool walk_update(struct walk *w, float dt, const float gyro[3], float q[NJ], flo
 		want[f].z = w->nominal[f].z;
 		want[f].yaw = p[2];
 		if (f != w->support)
-			want[f].z += wp.lift_m * (0.5f - 0.5f * cosf(2.0f * (float)M_PI * u));
+			want[f].z += wp.lift_m * (0.5f - 0.5f * cosf(2.0f * (float)M_PI * u)) +
+				     wp.land_m * sinf((float)M_PI / 2.0f * u);
 	}
 	leg_ik(want, w->q);
 	memcpy(&q[LEG_FIRST], &w->q[LEG_FIRST], LEG_JOINTS * sizeof(float));
