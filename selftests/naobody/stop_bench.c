@@ -246,20 +246,27 @@ static void measure(struct nbt *t, enum state s, struct nb_device **ctl)
 static void one_stall(struct nbt *t, struct nb_device **ctl)
 {
 	int worst = 0, limp_frames;
-	uint64_t at, rx;
+	uint64_t at = 0, rx;
 
 	for (int r = 0; r < REPS; r++) {
 		const char *why = NULL;
 
-		if (hold_stiff(t, ctl) || nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0)) {
+		if (hold_stiff(t, ctl)) {
 			why = "cannot hold the body stiff";
 		} else {
-			/* Read once: the count goes on between two readings. */
-			uint64_t now = nbt_emu_frames(t);
+			/*
+			 * The count before the stall is armed, as event()'s: read
+			 * after, a late reader would search past the stalled frame.
+			 */
+			uint64_t before = nbt_emu_frames(t);
 
-			if (!(at = first_faulty(t, now ? now - 1 : 0, NB_EMU_MISB_STALL_IN, &rx)))
+			if (nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0))
+				why = "cannot arm the emulator's stall";
+			else
+				at = first_faulty(t, before ? before - 1 : 0, NB_EMU_MISB_STALL_IN, &rx);
+			if (!why && !at)
 				why = "no stalled frame";
-			else if (nb_emu_wait_frames(&t->emu, at + 40, 30000))
+			else if (!why && nb_emu_wait_frames(&t->emu, at + 40, 30000))
 				why = "no 40 frames after the stall";
 		}
 		if (why) {

@@ -76,12 +76,11 @@ def body_window(c, seconds, each=None, send=True):
         check(time.monotonic() < end, f"{seconds} s of the body's time took over {BODY_HANG} s")
 
 
-# Its own awake(), not api_test's: the physical stand-up is given 5 s.
+# Its own awake(), not api_test's: the physical stand-up is held to 5 s of
+# the body's time.
 def awake(d):
     c = ready(d, "physics_test")
-    c.send({"Power": "Wake"})
-    c.until_body(lambda s: s["motion"] == "Stand" and s["primary_state"] == "Initial"
-                 and s["fall_state"] == "Upright", 5, "standing after Wake")
+    c.wake(5)
     return c
 
 
