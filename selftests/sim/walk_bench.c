@@ -9,8 +9,9 @@
  *     2 s of speeding up; WalkToward has no backward or sideways), and the
  *     worst torque a position error asked of any motor meanwhile (above 1,
  *     the motor saturates; the model gives at most its maximum), the most
- *     loaded motor's share averaged over the walk, and how far a foot
- *     slipped on the floor while in contact (slip_cycle());
+ *     loaded motor's share averaged over the walk (the goal's; and, a bound
+ *     above it, each moment's most loaded motor's, whichever it is), and
+ *     how far a foot slipped on the floor while in contact (slip_cycle());
  *   - the turning rate on the spot at Fast (WalkToward (0, 1));
  *   - WalkTo turning on the spot at Normal, 1.5 and 3 rad each way: how
  *     far the torso ended from where it started, and how far the
@@ -59,7 +60,7 @@
 /* Issue 33's goals, printed beside the figures. */
 #define GOAL_FAST	0.27f	/* m/s forward at Fast: B-Human's fastest-walk figure */
 #define GOAL_PEAK	1.0f	/* of a motor's maximum torque */
-#define GOAL_MEAN	0.8f	/* ... the most loaded motor's, averaged over a walk */
+#define GOAL_MEAN	0.8f	/* ... a motor's, averaged over a walk: the most loaded one's */
 #define GOAL_SLIP	0.01f	/* m, a foot in contact, its worst (ours, provisional) */
 #define GOAL_ARRIVED	0.99f	/* of the WalkTo targets, 0 falls */
 #define GOAL_FRONT_S	5.0f	/* median, from the push to Stand */
@@ -376,9 +377,11 @@ int main(int argc, char **argv)
 		       g.load.asked, g.load.asked_joint >= 0 ? joint_name[g.load.asked_joint] : "-",
 		       GOAL_PEAK, mark(g.load.asked <= GOAL_PEAK), g.cpu_per_cycle * 1e3);
 		printf("walk, %s: the most loaded motor asked %.2f of its maximum on average "
-		       "(goal %.1f: %s); a foot in contact slipped %.1f mm at the median, %.1f mm "
-		       "at worst, over %d contacts (goal %.0f mm: %s)\n", gaits[i].what,
-		       g.load.mean_asked, GOAL_MEAN, mark(g.load.mean_asked <= GOAL_MEAN),
+		       "(%s; goal %.1f: %s), each moment's most loaded, whichever, %.2f; a foot in "
+		       "contact slipped %.1f mm at the median, %.1f mm at worst, over %d contacts "
+		       "(goal %.0f mm: %s)\n", gaits[i].what, g.load.motor_mean,
+		       g.load.motor_mean_joint >= 0 ? joint_name[g.load.motor_mean_joint] : "-",
+		       GOAL_MEAN, mark(g.load.motor_mean <= GOAL_MEAN), g.load.mean_asked,
 		       g.slip_median * 1e3f, g.slip_worst * 1e3f, g.stances, GOAL_SLIP * 1e3f,
 		       mark(g.stances && g.slip_worst <= GOAL_SLIP));
 		if (gaits[i].speed == SPEED_FAST && gaits[i].x > 0.0f)

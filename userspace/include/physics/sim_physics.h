@@ -96,13 +96,17 @@ void sim_physics_hold(struct sim_physics *p, bool on, float height);
 /*
  * The worst |motor torque| / its maximum since the last reset: what the
  * motors gave (at most 1: they are clamped), and what the position error
- * asked for before the clamp (above 1: a motor saturated). mean_asked: the
- * most loaded motor's asked share, whichever motor it is, averaged over the
- * model's steps since the reset (a walk's mean load).
+ * asked for before the clamp (above 1: a motor saturated). Averaged over
+ * the model's steps since the reset (a walk's mean load): motor_mean, the
+ * motor whose own asked share averages highest (motor_mean_joint), and
+ * mean_asked, each step's most loaded motor's share, whichever motor it
+ * is (no one motor's load: a bound above every motor's mean).
  */
 struct sim_physics_worst {
 	float given, asked;
 	int given_joint, asked_joint;	/* LoLA's joint, -1: none since the reset */
+	float motor_mean;
+	int motor_mean_joint;	/* LoLA's joint, -1: no step, or none asked anything */
 	float mean_asked;
 };
 void sim_physics_torque_ratio(const struct sim_physics *p, struct sim_physics_worst *w);

@@ -30,9 +30,10 @@
  * of the model's turn (2.7 % with the 3 cm lift the gait had before).
  * The joints' targets change once a cycle, so the rate ripples at the
  * cycle's rate, and a sample a cycle sees the ripple at the same phase
- * every time; the mean over each cycle summed within 0.3 %. A real NAO's
- * ripple and its gyroscope's filter are its own: its teams calibrate the
- * turn on the field, as they do the steps' scale (walk.c's odo_*).
+ * every time; the mean over each cycle summed within 0.3 % (with the 3 cm
+ * lift). A real NAO's ripple and its gyroscope's filter are its own: its
+ * teams calibrate the turn on the field, as they do the steps' scale
+ * (walk.c's odo_*).
  */
 #define TURN_SCALE		1.034f
 

@@ -144,7 +144,8 @@ struct sim_physics {
 	double hold_at[3];
 	float worst_given, worst_asked;
 	int worst_given_joint, worst_asked_joint;	/* LoLA's, -1: none yet */
-	double load_sum;	/* each step's most loaded motor's asked share ... */
+	double load_sum;	/* each step's most loaded motor's asked share, */
+	double load_joint[NJ];	/* each motor's own, summed ... */
 	long load_steps;	/* ... over this many steps, since the reset */
 	double behind;		/* the time the model has still to run, s */
 };
@@ -170,6 +171,7 @@ static void drive(struct sim_physics *p, const float target[NJ], const float sti
 			p->worst_asked_joint = j;
 		}
 		load = fmax(load, k * fabs(asked) / p->max[j]);
+		p->load_joint[j] += k * fabs(asked) / p->max[j];
 	}
 	p->load_sum += load;
 	p->load_steps++;
@@ -540,6 +542,16 @@ void sim_physics_torque_ratio(const struct sim_physics *p, struct sim_physics_wo
 	w->given_joint = p->worst_given_joint;
 	w->asked_joint = p->worst_asked_joint;
 	w->mean_asked = p->load_steps ? (float)(p->load_sum / p->load_steps) : 0.0f;
+	double best = 0.0;
+
+	w->motor_mean_joint = -1;
+	for (int j = 0; p->load_steps && j < NJ; j++) {
+		if (p->load_joint[j] / p->load_steps > best) {
+			best = p->load_joint[j] / p->load_steps;
+			w->motor_mean_joint = j;
+		}
+	}
+	w->motor_mean = (float)best;
 }
 
 void sim_physics_torque_reset(struct sim_physics *p)
@@ -547,6 +559,7 @@ void sim_physics_torque_reset(struct sim_physics *p)
 	p->worst_given = p->worst_asked = 0.0f;
 	p->worst_given_joint = p->worst_asked_joint = -1;
 	p->load_sum = 0.0;
+	memset(p->load_joint, 0, sizeof(p->load_joint));
 	p->load_steps = 0;
 }
 
