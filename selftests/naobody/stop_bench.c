@@ -242,33 +242,40 @@ static void measure(struct nbt *t, enum state s, struct nb_device **ctl)
 	       names[s], line, worst, worst_ms, missed ? " NOT SEEN in some runs" : "");
 }
 
+/*
+ * The body stiff, one stall of bulk IN armed, and the 40 frames after it
+ * come: NULL, the stalled frame's number in *at; or why not.
+ */
+static const char *stall_once(struct nbt *t, struct nb_device **ctl, uint64_t *at, uint64_t *rx)
+{
+	uint64_t before;
+
+	if (hold_stiff(t, ctl))
+		return "cannot hold the body stiff";
+	/*
+	 * The count before the stall is armed, as event()'s: read after, a
+	 * late reader would search past the stalled frame.
+	 */
+	before = nbt_emu_frames(t);
+	if (nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0))
+		return "cannot arm the emulator's stall";
+	*at = first_faulty(t, before ? before - 1 : 0, NB_EMU_MISB_STALL_IN, rx);
+	if (!*at)
+		return "no stalled frame";
+	if (nb_emu_wait_frames(&t->emu, *at + 40, 30000))
+		return "no 40 frames after the stall";
+	return NULL;
+}
+
 /* One stall of bulk IN, which clears: limp frames in the 40 frames after it. */
 static void one_stall(struct nbt *t, struct nb_device **ctl)
 {
 	int worst = 0, limp_frames;
-	uint64_t at = 0, rx;
+	uint64_t at, rx;
 
 	for (int r = 0; r < REPS; r++) {
-		const char *why = NULL;
+		const char *why = stall_once(t, ctl, &at, &rx);
 
-		if (hold_stiff(t, ctl)) {
-			why = "cannot hold the body stiff";
-		} else {
-			/*
-			 * The count before the stall is armed, as event()'s: read
-			 * after, a late reader would search past the stalled frame.
-			 */
-			uint64_t before = nbt_emu_frames(t);
-
-			if (nb_emu_misbehave(&t->emu, NB_EMU_MISB_STALL_IN, 1, 0))
-				why = "cannot arm the emulator's stall";
-			else
-				at = first_faulty(t, before ? before - 1 : 0, NB_EMU_MISB_STALL_IN, &rx);
-			if (!why && !at)
-				why = "no stalled frame";
-			else if (!why && nb_emu_wait_frames(&t->emu, at + 40, 30000))
-				why = "no 40 frames after the stall";
-		}
 		if (why) {
 			printf("# %-14s not measured: %s\n", "one stall", why);
 			return;

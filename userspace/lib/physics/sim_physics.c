@@ -160,18 +160,20 @@ static void drive(struct sim_physics *p, const float target[NJ], const float sti
 		double asked = p->kp[j] * err - p->kd[j] * d->qvel[p->dof[j]];
 		double k = fmin(fmax(stiffness[j], 0.0), 1.0);
 		double given = k * fmin(fmax(asked, -p->max[j]), p->max[j]);
+		/* Shares of the motor's maximum: given, and asked at its stiffness. */
+		double gave = fabs(given) / p->max[j], share = k * fabs(asked) / p->max[j];
 
 		d->ctrl[p->act[j]] = given;
-		if (fabs(given) / p->max[j] > p->worst_given) {
-			p->worst_given = (float)(fabs(given) / p->max[j]);
+		if (gave > p->worst_given) {
+			p->worst_given = (float)gave;
 			p->worst_given_joint = j;
 		}
-		if (k * fabs(asked) / p->max[j] > p->worst_asked) {
-			p->worst_asked = (float)(k * fabs(asked) / p->max[j]);
+		if (share > p->worst_asked) {
+			p->worst_asked = (float)share;
 			p->worst_asked_joint = j;
 		}
-		load = fmax(load, k * fabs(asked) / p->max[j]);
-		p->load_joint[j] += k * fabs(asked) / p->max[j];
+		load = fmax(load, share);
+		p->load_joint[j] += share;
 	}
 	p->load_sum += load;
 	p->load_steps++;
@@ -537,13 +539,13 @@ void sim_physics_hold(struct sim_physics *p, bool on, float height)
 
 void sim_physics_torque_ratio(const struct sim_physics *p, struct sim_physics_worst *w)
 {
+	double best = 0.0;
+
 	w->given = p->worst_given;
 	w->asked = p->worst_asked;
 	w->given_joint = p->worst_given_joint;
 	w->asked_joint = p->worst_asked_joint;
 	w->mean_asked = p->load_steps ? (float)(p->load_sum / p->load_steps) : 0.0f;
-	double best = 0.0;
-
 	w->motor_mean_joint = -1;
 	for (int j = 0; p->load_steps && j < NJ; j++) {
 		if (p->load_joint[j] / p->load_steps > best) {
